@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# lrb top-level Makefile: the user-space library, tests, demo, benchmark
+# and the kernel module. The kernel build itself is driven by ./Kbuild.
+#
+#   make            liblrb (static and shared) and lrb.pc in build/
+#   make demo       set up, build and run the user-space demo
+#   make check      set up, build and run every test
+#   make bench      user-space fast-path micro-benchmark
+#   make module     lrb.ko against linux-headers-6.12 (KDIR= for another)
+#   make install    PREFIX=/usr/local (DESTDIR= honoured)
+
+CC ?= gcc
+BUILD := build
+PREFIX ?= /usr/local
+VERSION := 0.1.0
+
+LIB_SRCS := lib/backend.c lib/channel.c lib/decode.c lib/frontend.c \
+	    lib/reader.c lib/port_user.c
+UNIT_TESTS := unit_api unit_decode unit_badinput
+USER_TESTS := $(UNIT_TESTS) stress
+HEADERS := $(wildcard include/lrb/*.h include/lrb/port/*.h \
+		      include/uapi/lrb/*.h lib/*.h tests/user/*.h)
+
+WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE -Iinclude $(WARN) $(CFLAGS)
+LIBS := -lurcu-bp -lpthread
+
+# Build variants: release, AddressSanitizer+UBSan, ThreadSanitizer.
+VARIANTS := rel asan tsan
+CFLAGS_rel := -O2 -fPIC
+CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	       -fno-sanitize-recover=all
+CFLAGS_tsan := -O1 -fsanitize=thread
+
+.PHONY: all lib setup demo check test-user module module-clean bench \
+	install clean
+all: lib
+
+define variant
+$(BUILD)/$(1)/lib/%.o: lib/%.c $(HEADERS)
+	@mkdir -p $$(dir $$@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_$(1)) -c $$< -o $$@
+
+$(BUILD)/$(1)/liblrb.a: $(patsubst %.c,$(BUILD)/$(1)/%.o,$(LIB_SRCS))
+	@rm -f $$@
+	$(AR) rcs $$@ $$^
+
+$(BUILD)/$(1)/tests/%: tests/user/%.c $(BUILD)/$(1)/liblrb.a $(HEADERS)
+	@mkdir -p $$(dir $$@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_$(1)) $$< $(BUILD)/$(1)/liblrb.a \
+		$(LIBS) -o $$@
+endef
+$(foreach v,$(VARIANTS),$(eval $(call variant,$(v))))
+
+lib: $(BUILD)/rel/liblrb.a $(BUILD)/rel/liblrb.so $(BUILD)/lrb.pc
+
+$(BUILD)/rel/liblrb.so: $(patsubst %.c,$(BUILD)/rel/%.o,$(LIB_SRCS))
+	$(CC) -shared -Wl,-soname,liblrb.so.0 $^ $(LIBS) -o $@
+
+$(BUILD)/lrb.pc: lrb.pc.in Makefile
+	@mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+setup:
+	@scripts/setup.sh
+
+# Programs linked against the release library.
+$(BUILD)/rel/%: samples/user/%.c $(BUILD)/rel/liblrb.a $(HEADERS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_rel) $< $(BUILD)/rel/liblrb.a $(LIBS) -o $@
+$(BUILD)/rel/bench-%: tests/bench/%.c $(BUILD)/rel/liblrb.a $(HEADERS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_rel) $< $(BUILD)/rel/liblrb.a $(LIBS) -o $@
+
+demo: setup
+	@$(MAKE) --no-print-directory $(BUILD)/rel/demo
+	$(BUILD)/rel/demo $(DEMO_ARGS)
+
+bench: setup
+	@$(MAKE) --no-print-directory $(BUILD)/rel/bench-fastpath
+	$(BUILD)/rel/bench-fastpath
+
+test-user: $(foreach v,rel asan,$(addprefix $(BUILD)/$(v)/tests/,$(USER_TESTS))) \
+	   $(BUILD)/tsan/tests/stress
+
+check: setup
+	@$(MAKE) --no-print-directory test-user
+	@tests/run.sh
+
+KDIR ?= $(shell scripts/kdir.sh)
+module: $(if $(filter command line,$(origin KDIR)),,setup)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+module-clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include/lrb/port \
+		$(DESTDIR)$(PREFIX)/include/uapi/lrb
+	install -m 644 $(BUILD)/rel/liblrb.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/rel/liblrb.so \
+		$(DESTDIR)$(PREFIX)/lib/liblrb.so.$(VERSION)
+	ln -sf liblrb.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/liblrb.so.0
+	ln -sf liblrb.so.0 $(DESTDIR)$(PREFIX)/lib/liblrb.so
+	install -m 644 include/lrb/*.h $(DESTDIR)$(PREFIX)/include/lrb/
+	install -m 644 include/lrb/port/*.h $(DESTDIR)$(PREFIX)/include/lrb/port/
+	install -m 644 include/uapi/lrb/*.h $(DESTDIR)$(PREFIX)/include/uapi/lrb/
+	install -m 644 $(BUILD)/lrb.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+clean:
+	rm -rf $(BUILD)

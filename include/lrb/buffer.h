@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lrb channels and buffers: the structures the inline fast paths touch, and
+ * the position arithmetic shared by writers and readers.
+ *
+ * Positions are free-running byte counts (unsigned long): a buffer of
+ * num_subbuf sub-buffers of subbuf_size bytes (both powers of two) maps
+ * position p to sub-buffer (p >> subbuf_order) & (num_subbuf - 1), at byte
+ * p & (subbuf_size - 1). "Lap" p >> buf_order counts how many times the
+ * writers went round the ring.
+ */
+#ifndef _LRB_BUFFER_H
+#define _LRB_BUFFER_H
+
+#include <lrb/config.h>
+
+/* Writers nested on one CPU (task, softirq, hardirq, NMI) or thread. */
+#define LRB_MAX_NESTING 4
+
+/*
+ * Overwrite mode maps each sub-buffer of the ring to a slot of pages
+ * through buf->wsb[]: bits 0-15 hold the slot, bit 16 is set ("noref") once
+ * the sub-buffer is delivered and no writer may touch it any more, and the
+ * bits above hold the lap the entry belongs to.
+ */
+#define LRB_SLOT_BITS 16
+#define LRB_WSB_NOREF BIT(LRB_SLOT_BITS)
+#define LRB_SLOT_MASK (LRB_WSB_NOREF - 1)
+#define LRB_WSB_TAG_SHIFT (LRB_SLOT_BITS + 1)
+#define LRB_MAX_SUBBUF_ORDER 30
+
+/**
+ * struct lrb_buf - one ring of sub-buffers (per CPU, or the global one)
+ * @offset: write position: where the next record will be reserved
+ * @last_tsc: timestamp of the last reserved record, to pick header forms
+ * @commit: per sub-buffer, bytes committed in all laps so far
+ * @wsb: overwrite mode: per sub-buffer, slot, noref flag and lap
+ * @pages: page addresses, chan->pages_per_subbuf per slot
+ * @chan: owning channel
+ * @cpu: CPU this buffer belongs to (0 for a global buffer)
+ * @lost_full: records dropped because the reader had not freed space
+ * @lost_wrap: records dropped because the sub-buffer the writer wrapped to
+ *	was still being committed
+ * @lost_big: records dropped because they were larger than a sub-buffer
+ * @lost_nest: records dropped because writers nested too deeply
+ * @consumed: read position: start of the oldest sub-buffer not consumed
+ * @lost_packets: overwrite mode: sub-buffers writers overwrote unread
+ * @reader_busy: 1 while a consuming reader is attached
+ * @spare: overwrite mode: the slot the reader owns when it holds nothing
+ * @holding: the reader holds a sub-buffer
+ * @wait: reader wakeup state (port layer)
+ */
+struct lrb_buf {
+	union lrb_v offset;
+	union lrb_v last_tsc;
+	union lrb_v *commit;
+	struct lrb_atomic *wsb;
+	void **pages;
+	struct lrb_chan *chan;
+	unsigned int cpu;
+	union lrb_v lost_full;
+	union lrb_v lost_wrap;
+	union lrb_v lost_big;
+	union lrb_v lost_nest;
+
+	struct lrb_atomic consumed ____cacheline_aligned;
+	struct lrb_atomic lost_packets;
+	struct lrb_atomic reader_busy;
+	unsigned long spare;
+	bool holding;
+	struct lrb_port_wait wait;
+};
+
+/**
+ * struct lrb_chan - a channel: buffers of one client configuration
+ * @cfg: the client's configuration
+ * @bufs: per-CPU buffers (nr_bufs of them), or the single global buffer
+ * @nr_bufs: number of buffers
+ * @subbuf_size: bytes per sub-buffer
+ * @subbuf_order: log2(subbuf_size)
+ * @num_subbuf: sub-buffers per buffer
+ * @num_subbuf_order: log2(num_subbuf)
+ * @pages_per_subbuf: pages per sub-buffer
+ * @stream_id: CTF stream id written in every packet header
+ * @priv: client data
+ */
+struct lrb_chan {
+	const struct lrb_config *cfg;
+	struct lrb_buf **bufs;
+	unsigned int nr_bufs;
+	unsigned long subbuf_size;
+	unsigned int subbuf_order;
+	unsigned long num_subbuf;
+	unsigned int num_subbuf_order;
+	unsigned int pages_per_subbuf;
+	u32 stream_id;
+	void *priv;
+};
+
+static __always_inline unsigned long lrb_subbuf_offset(const struct lrb_chan *chan,
+						       unsigned long pos)
+{
+	return pos & (chan->subbuf_size - 1);
+}
+
+static __always_inline unsigned long lrb_subbuf_index(const struct lrb_chan *chan,
+						      unsigned long pos)
+{
+	return (pos >> chan->subbuf_order) & (chan->num_subbuf - 1);
+}
+
+static __always_inline unsigned long lrb_lap(const struct lrb_chan *chan,
+					     unsigned long pos)
+{
+	return pos >> (chan->subbuf_order + chan->num_subbuf_order);
+}
+
+static __always_inline unsigned long lrb_buf_size(const struct lrb_chan *chan)
+{
+	return chan->subbuf_size << chan->num_subbuf_order;
+}
+
+/*
+ * True when a sub-buffer's commit count @cc is exactly @lap full
+ * sub-buffers: every lap before @lap is complete and nothing of lap @lap is
+ * committed. Commit counts wrap like positions, so only the bits a lap
+ * number can hold are compared.
+ */
+static __always_inline bool lrb_commit_done(const struct lrb_chan *chan,
+					    unsigned long cc, unsigned long lap)
+{
+	unsigned long mask = ~0UL >> chan->num_subbuf_order;
+
+	return ((cc - (lap << chan->subbuf_order)) & mask) == 0;
+}
+
+static __always_inline void **lrb_slot_pages(const struct lrb_chan *chan,
+					     struct lrb_buf *buf,
+					     unsigned long slot)
+{
+	return buf->pages + slot * chan->pages_per_subbuf;
+}
+
+static __always_inline struct lrb_buf *lrb_chan_buf(const struct lrb_config *cfg,
+						    struct lrb_chan *chan)
+{
+	unsigned int cpu;
+
+	if (cfg->alloc == LRB_ALLOC_GLOBAL)
+		return chan->bufs[0];
+	cpu = lrb_port_cpu();
+	if (unlikely(cpu >= chan->nr_bufs))
+		cpu %= chan->nr_bufs;
+	return chan->bufs[cpu];
+}
+
+#endif /* _LRB_BUFFER_H */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lrb packet decoder: walks the records of one packet held in contiguous
+ * memory, validating every header and length against the packet bounds.
+ * It never reads outside the bytes it is given, so it serves both the
+ * library's readers and tools reading untrusted trace files.
+ */
+#ifndef _LRB_DECODE_H
+#define _LRB_DECODE_H
+
+#include <lrb/config.h>
+
+/**
+ * struct lrb_decoder - how to decode records of one stream
+ * @header: record header layout of the stream
+ * @tsc_bits: timestamp bits of a compact header
+ * @payload_size: returns the payload size of a record of event @id whose
+ *	payload starts at @payload (@avail bytes readable there), or a
+ *	negative error if the event is unknown or its payload malformed
+ * @priv: for @payload_size
+ */
+struct lrb_decoder {
+	enum lrb_header_layout header;
+	unsigned int tsc_bits;
+	long (*payload_size)(const struct lrb_decoder *dec, u32 id,
+			     const u8 *payload, unsigned long avail);
+	void *priv;
+};
+
+/**
+ * struct lrb_record - one decoded record
+ * @id: event id
+ * @timestamp: full timestamp, rebuilt from the compact form if needed
+ * @payload: first payload byte
+ * @len: payload bytes
+ * @offset: offset of the record header within the packet
+ * @extended: the record used an extended header
+ */
+struct lrb_record {
+	u32 id;
+	u64 timestamp;
+	const u8 *payload;
+	unsigned long len;
+	unsigned long offset;
+	bool extended;
+};
+
+/**
+ * struct lrb_packet_iter - position in a packet being decoded
+ * @dec: the decoder
+ * @base: first byte of the packet
+ * @content: bytes of header and records (from the packet header)
+ * @pos: offset of the next record
+ * @last_ts: timestamp of the previous record (or packet begin)
+ * @header: copy of the packet header
+ * @error: after a failure, what was wrong
+ * @error_offset: after a failure, the offset of the bad bytes
+ */
+struct lrb_packet_iter {
+	const struct lrb_decoder *dec;
+	const u8 *base;
+	unsigned long content;
+	unsigned long pos;
+	u64 last_ts;
+	struct lrb_packet_header header;
+	const char *error;
+	unsigned long error_offset;
+};
+
+int lrb_packet_open(struct lrb_packet_iter *it, const struct lrb_decoder *dec,
+		    const void *data, unsigned long avail);
+int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec);
+
+#endif /* _LRB_DECODE_H */

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lrb write fast paths: reserve, write, commit, try-discard.
+ *
+ * A writer reserves a slot with one compare-and-swap on the buffer's write
+ * position, writes the record into the pages of the slot, and commits by
+ * adding the slot's length to the sub-buffer's commit count. The commit
+ * that completes a sub-buffer delivers it to readers. Writers never wait
+ * and never take a lock; a writer interrupted anywhere by another writer on
+ * the same CPU (or, in user space, a signal handler) is unaffected, since
+ * each owns the bytes it reserved and commits may complete in any order.
+ *
+ * Every function takes the client's constant struct lrb_config, so all the
+ * tests of its fields below fold away at compile time.
+ */
+#ifndef _LRB_FRONTEND_H
+#define _LRB_FRONTEND_H
+
+#include <lrb/buffer.h>
+
+/**
+ * struct lrb_ctx - one record between reserve and commit
+ * @chan: channel written
+ * @buf: buffer the slot was reserved in
+ * @pages: pages of the sub-buffer holding the slot
+ * @begin: position of the record header
+ * @end: position after the slot (the record, padded to %LRB_RECORD_ALIGN)
+ * @pos: where the next lrb_write() stores
+ * @tsc: the record's timestamp
+ * @id: event id
+ * @len: payload bytes
+ */
+struct lrb_ctx {
+	struct lrb_chan *chan;
+	struct lrb_buf *buf;
+	void **pages;
+	unsigned long begin;
+	unsigned long end;
+	unsigned long pos;
+	u64 tsc;
+	u32 id;
+	u32 len;
+};
+
+int lrb_reserve_slow(struct lrb_ctx *ctx);
+void lrb_write_slow(struct lrb_ctx *ctx, const void *src, size_t len);
+unsigned long lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
+			     unsigned long lap);
+void lrb_deliver(struct lrb_buf *buf, unsigned long begin);
+int lrb_nesting_exceeded(struct lrb_buf *buf);
+
+static __always_inline u32 lrb_compact_id_extended(const struct lrb_config *cfg)
+{
+	return (1U << (32 - cfg->tsc_bits)) - 1;
+}
+
+/* Header bytes for event @id, @delta clock ticks after the last record. */
+static __always_inline u32 lrb_header_len(const struct lrb_config *cfg, u32 id,
+					  u64 delta)
+{
+	if (cfg->header == LRB_HEADER_COMPACT) {
+		if (likely(id < lrb_compact_id_extended(cfg) &&
+			   !(delta >> cfg->tsc_bits)))
+			return LRB_COMPACT_HEADER_SIZE;
+	} else if (likely(id != LRB_LARGE_ID_EXTENDED && !(delta >> 32))) {
+		return LRB_LARGE_HEADER_SIZE;
+	}
+	return LRB_EXTENDED_HEADER_SIZE;
+}
+
+static __always_inline unsigned long lrb_slot_len(u32 header_len, u32 len)
+{
+	return ((unsigned long)header_len + len + LRB_RECORD_ALIGN - 1) &
+	       ~(unsigned long)(LRB_RECORD_ALIGN - 1);
+}
+
+static __always_inline void *lrb_ctx_addr(const struct lrb_ctx *ctx,
+					  unsigned long pos)
+{
+	unsigned long off = lrb_subbuf_offset(ctx->chan, pos);
+
+	return (char *)ctx->pages[off >> LRB_PAGE_SHIFT] +
+	       (off & (PAGE_SIZE - 1));
+}
+
+/**
+ * lrb_write - copy payload bytes into the reserved record
+ * @ctx: the reservation
+ * @src: bytes to copy
+ * @len: how many; all writes of a record add up to the length reserved
+ *
+ * Copies at the record's write cursor and advances it; a copy that crosses
+ * a page boundary goes out of line.
+ */
+static __always_inline void lrb_write(struct lrb_ctx *ctx, const void *src,
+				      size_t len)
+{
+	if (likely((ctx->pos & (PAGE_SIZE - 1)) + len <= PAGE_SIZE))
+		memcpy(lrb_ctx_addr(ctx, ctx->pos), src, len);
+	else
+		lrb_write_slow(ctx, src, len);
+	ctx->pos += len;
+}
+
+static __always_inline void lrb_write_record_header(const struct lrb_config *cfg,
+						    struct lrb_ctx *ctx,
+						    u32 header_len)
+{
+	u32 h[4];
+
+	if (cfg->header == LRB_HEADER_COMPACT &&
+	    header_len == LRB_COMPACT_HEADER_SIZE) {
+		/* 4-byte aligned, so never across a page */
+		*(u32 *)lrb_ctx_addr(ctx, ctx->pos) =
+			ctx->id | (u32)ctx->tsc << (32 - cfg->tsc_bits);
+		ctx->pos += LRB_COMPACT_HEADER_SIZE;
+		return;
+	}
+	if (cfg->header == LRB_HEADER_LARGE &&
+	    header_len == LRB_LARGE_HEADER_SIZE) {
+		h[0] = ctx->id;
+		h[1] = (u32)ctx->tsc;
+		lrb_write(ctx, h, LRB_LARGE_HEADER_SIZE);
+		return;
+	}
+	h[0] = cfg->header == LRB_HEADER_COMPACT ? lrb_compact_id_extended(cfg) :
+						   LRB_LARGE_ID_EXTENDED;
+	h[1] = ctx->id;
+	memcpy(&h[2], &ctx->tsc, sizeof(ctx->tsc));
+	lrb_write(ctx, h, LRB_EXTENDED_HEADER_SIZE);
+}
+
+/*
+ * Overwrite mode: make sure the sub-buffer at @pos is marked as written in
+ * its current lap before touching its pages, so a reader can no longer swap
+ * it out; return its slot. Usually one load and a test.
+ */
+static __always_inline unsigned long lrb_claim(struct lrb_buf *buf,
+					       unsigned long pos)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long idx = lrb_subbuf_index(chan, pos);
+	unsigned long lap = lrb_lap(chan, pos);
+	unsigned long w = lrb_atomic_read(&buf->wsb[idx]);
+
+	if (unlikely((w & ~LRB_SLOT_MASK) != lap << LRB_WSB_TAG_SHIFT))
+		return lrb_claim_slow(buf, idx, lap);
+	return w & LRB_SLOT_MASK;
+}
+
+/* Point @ctx at the pages of its slot and write the record header. */
+static __always_inline void lrb_open_record(const struct lrb_config *cfg,
+					    struct lrb_ctx *ctx, u32 header_len)
+{
+	unsigned long slot;
+
+	if (cfg->mode == LRB_MODE_OVERWRITE)
+		slot = lrb_claim(ctx->buf, ctx->begin);
+	else
+		slot = lrb_subbuf_index(ctx->chan, ctx->begin);
+	ctx->pages = lrb_slot_pages(ctx->chan, ctx->buf, slot);
+	ctx->pos = ctx->begin;
+	lrb_write_record_header(cfg, ctx, header_len);
+}
+
+/**
+ * lrb_reserve - reserve space for one record
+ * @cfg: the client's constant configuration
+ * @chan: channel to write
+ * @ctx: filled with the reservation
+ * @id: event id
+ * @len: payload bytes, at least 1
+ *
+ * On success the record header is written, and the caller writes @len
+ * payload bytes with lrb_write() and calls lrb_commit() (or
+ * lrb_try_discard()). Until then the caller must not sleep; in the kernel
+ * preemption stays disabled.
+ *
+ * Return: 0 on success, or a negative error; every error but -EINVAL is
+ * counted in the buffer's loss counters: -EINVAL if @len is 0, -ENOBUFS if
+ * the buffer is full (discard mode), -EAGAIN if the sub-buffer to write
+ * next is still being committed, -EMSGSIZE if the record does not fit in a
+ * sub-buffer, -EBUSY if writers nest more than %LRB_MAX_NESTING deep.
+ */
+static __always_inline int lrb_reserve(const struct lrb_config *cfg,
+				       struct lrb_chan *chan,
+				       struct lrb_ctx *ctx, u32 id, u32 len)
+{
+	bool per_cpu = lrb_per_cpu(cfg);
+	unsigned long begin, end;
+	struct lrb_buf *buf;
+	u32 header_len;
+	int ret;
+
+	if (unlikely(!len))
+		return -EINVAL;
+	lrb_port_writer_begin();
+	buf = lrb_chan_buf(cfg, chan);
+	if (unlikely(lrb_port_nesting_inc() > LRB_MAX_NESTING)) {
+		ret = lrb_nesting_exceeded(buf);
+		goto fail;
+	}
+	ctx->chan = chan;
+	ctx->buf = buf;
+	ctx->id = id;
+	ctx->len = len;
+
+	begin = lrb_v_read(per_cpu, &buf->offset);
+	if (unlikely(!lrb_subbuf_offset(chan, begin)))
+		goto slow;
+	ctx->tsc = cfg->cb.clock_read();
+	header_len = lrb_header_len(cfg, id,
+				    ctx->tsc - lrb_v_read(per_cpu, &buf->last_tsc));
+	end = begin + lrb_slot_len(header_len, len);
+	/* the slot must end inside this sub-buffer, not on its boundary */
+	if (unlikely((begin ^ end) >> chan->subbuf_order))
+		goto slow;
+	if (unlikely(lrb_v_cmpxchg(per_cpu, &buf->offset, begin, end) != begin))
+		goto slow;
+	lrb_v_set(per_cpu, &buf->last_tsc, ctx->tsc);
+	ctx->begin = begin;
+	ctx->end = end;
+	lrb_open_record(cfg, ctx, header_len);
+	return 0;
+
+slow:
+	ret = lrb_reserve_slow(ctx);
+	if (likely(!ret))
+		return 0;
+fail:
+	lrb_port_nesting_dec();
+	lrb_port_writer_end();
+	return ret;
+}
+
+/**
+ * lrb_commit - make a reserved record visible to readers
+ * @cfg: the client's constant configuration
+ * @ctx: the reservation, its payload written
+ *
+ * Zeroes the alignment padding after the payload and adds the slot to the
+ * sub-buffer's commit count; the commit that completes a sub-buffer
+ * delivers it.
+ */
+static __always_inline void lrb_commit(const struct lrb_config *cfg,
+				       struct lrb_ctx *ctx)
+{
+	unsigned long pad = -(unsigned long)ctx->len & (LRB_RECORD_ALIGN - 1);
+	struct lrb_chan *chan = ctx->chan;
+	struct lrb_buf *buf = ctx->buf;
+	unsigned long cc;
+
+	if (pad)
+		memset(lrb_ctx_addr(ctx, ctx->end - pad), 0, pad);
+	/* the record's bytes before the count that publishes them */
+	smp_wmb();
+	cc = lrb_v_add_return(lrb_per_cpu(cfg), ctx->end - ctx->begin,
+			      &buf->commit[lrb_subbuf_index(chan, ctx->begin)]);
+	if (unlikely(lrb_commit_done(chan, cc, lrb_lap(chan, ctx->begin) + 1)))
+		lrb_deliver(buf, ctx->begin);
+	lrb_port_nesting_dec();
+	lrb_port_writer_end();
+}
+
+/**
+ * lrb_try_discard - take back the last reservation instead of committing
+ * @cfg: the client's constant configuration
+ * @ctx: the reservation
+ *
+ * Succeeds only if nothing was reserved in the buffer after @ctx. The next
+ * record then carries a full timestamp, since the discarded one can no
+ * longer serve as its reference.
+ *
+ * Return: 0 if the reservation is gone (do not commit it), -EBUSY if a
+ * later record exists: the caller must commit this one.
+ */
+static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
+					   struct lrb_ctx *ctx)
+{
+	bool per_cpu = lrb_per_cpu(cfg);
+
+	lrb_v_set(per_cpu, &ctx->buf->last_tsc, 0);
+	if (lrb_v_cmpxchg(per_cpu, &ctx->buf->offset, ctx->end, ctx->begin) !=
+	    ctx->end)
+		return -EBUSY;
+	lrb_port_nesting_dec();
+	lrb_port_writer_end();
+	return 0;
+}
+
+/**
+ * lrb_event_write - reserve, copy and commit one record
+ * @cfg: the client's constant configuration
+ * @chan: channel to write
+ * @id: event id
+ * @payload: payload bytes
+ * @len: payload length
+ *
+ * Return: as lrb_reserve().
+ */
+static __always_inline int lrb_event_write(const struct lrb_config *cfg,
+					   struct lrb_chan *chan, u32 id,
+					   const void *payload, u32 len)
+{
+	struct lrb_ctx ctx;
+	int ret;
+
+	ret = lrb_reserve(cfg, chan, &ctx, id, len);
+	if (unlikely(ret))
+		return ret;
+	lrb_write(&ctx, payload, len);
+	lrb_commit(cfg, &ctx);
+	return 0;
+}
+
+#endif /* _LRB_FRONTEND_H */

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lrb port layer, kernel side: per-CPU buffers are written with local_t
+ * operations under preempt_disable(); global buffers and every field shared
+ * with readers use atomic_long_t.
+ */
+#ifndef _LRB_PORT_KERNEL_H
+#define _LRB_PORT_KERNEL_H
+
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/irq_work.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched/clock.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <asm/local.h>
+
+#define LRB_PAGE_SHIFT PAGE_SHIFT
+
+/**
+ * union lrb_v - a counter written by the buffer's writers
+ * @l: used when each buffer is written by one CPU (per-CPU allocation)
+ * @a: used when all CPUs share the buffer (global allocation)
+ */
+union lrb_v {
+	local_t l;
+	atomic_long_t a;
+};
+
+/**
+ * struct lrb_atomic - a value shared between writers and readers
+ * @v: the value
+ */
+struct lrb_atomic {
+	atomic_long_t v;
+};
+
+#define lrb_per_cpu(cfg) ((cfg)->alloc == LRB_ALLOC_PER_CPU)
+
+static __always_inline unsigned long lrb_v_read(bool per_cpu, union lrb_v *v)
+{
+	return per_cpu ? local_read(&v->l) : atomic_long_read(&v->a);
+}
+
+static __always_inline void lrb_v_set(bool per_cpu, union lrb_v *v,
+				      unsigned long x)
+{
+	if (per_cpu)
+		local_set(&v->l, x);
+	else
+		atomic_long_set(&v->a, x);
+}
+
+static __always_inline void lrb_v_inc(bool per_cpu, union lrb_v *v)
+{
+	if (per_cpu)
+		local_inc(&v->l);
+	else
+		atomic_long_inc(&v->a);
+}
+
+static __always_inline unsigned long lrb_v_add_return(bool per_cpu,
+						      unsigned long x,
+						      union lrb_v *v)
+{
+	return per_cpu ? local_add_return(x, &v->l) :
+			 atomic_long_add_return(x, &v->a);
+}
+
+static __always_inline unsigned long lrb_v_cmpxchg(bool per_cpu,
+						   union lrb_v *v,
+						   unsigned long old,
+						   unsigned long new)
+{
+	return per_cpu ? local_cmpxchg(&v->l, old, new) :
+			 atomic_long_cmpxchg(&v->a, old, new);
+}
+
+#define lrb_atomic_read(a) ((unsigned long)atomic_long_read(&(a)->v))
+#define lrb_atomic_set(a, x) atomic_long_set(&(a)->v, x)
+#define lrb_atomic_add(x, a) atomic_long_add(x, &(a)->v)
+#define lrb_atomic_cmpxchg(a, old, new) \
+	((unsigned long)atomic_long_cmpxchg(&(a)->v, old, new))
+
+/*
+ * A writer runs with preemption disabled from reserve to commit, so it
+ * stays on the CPU whose buffer it writes and channel teardown can wait for
+ * it with synchronize_rcu().
+ */
+static __always_inline void lrb_port_writer_begin(void)
+{
+	preempt_disable_notrace();
+}
+
+static __always_inline void lrb_port_writer_end(void)
+{
+	preempt_enable_notrace();
+}
+
+static __always_inline unsigned int lrb_port_cpu(void)
+{
+	return smp_processor_id();
+}
+
+DECLARE_PER_CPU(int, lrb_nesting);
+
+/* Depth of lrb writers on this CPU, counting the caller. */
+static __always_inline int lrb_port_nesting_inc(void)
+{
+	return this_cpu_inc_return(lrb_nesting);
+}
+
+static __always_inline void lrb_port_nesting_dec(void)
+{
+	this_cpu_dec(lrb_nesting);
+}
+
+/**
+ * struct lrb_port_wait - how writers wake a buffer's readers
+ * @work: irq_work queued by the delivering writer; safe from NMI
+ * @wq: readers sleep here
+ */
+struct lrb_port_wait {
+	struct irq_work work;
+	wait_queue_head_t wq;
+};
+
+/**
+ * lrb_clock_default - the kernel's default lrb clock
+ *
+ * Return: local_clock() in nanoseconds: cheap, monotonic per CPU and usable
+ * from NMI, which is all a per-CPU buffer needs.
+ */
+static inline u64 lrb_clock_default(void)
+{
+	return local_clock();
+}
+
+#endif /* _LRB_PORT_KERNEL_H */

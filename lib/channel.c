@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lrb channels: validation of a client's configuration and geometry,
+ * creation and teardown of its buffers.
+ */
+#include <lrb/lrb.h>
+#include "backend.h"
+#include "port.h"
+
+static int lrb_check_config(const struct lrb_config *cfg)
+{
+	if (cfg->mode != LRB_MODE_DISCARD && cfg->mode != LRB_MODE_OVERWRITE)
+		return -EINVAL;
+	if (cfg->alloc != LRB_ALLOC_PER_CPU && cfg->alloc != LRB_ALLOC_GLOBAL)
+		return -EINVAL;
+	if (cfg->wakeup != LRB_WAKEUP_BY_WRITER &&
+	    cfg->wakeup != LRB_WAKEUP_BY_TIMER)
+		return -EINVAL;
+	if (cfg->header != LRB_HEADER_COMPACT &&
+	    cfg->header != LRB_HEADER_LARGE)
+		return -EINVAL;
+	if (cfg->header == LRB_HEADER_COMPACT &&
+	    (cfg->tsc_bits < 1 || cfg->tsc_bits > 31))
+		return -EINVAL;
+	if (!cfg->cb.clock_read)
+		return -EINVAL;
+	return 0;
+}
+
+static bool lrb_is_pow2(unsigned long x)
+{
+	return x && !(x & (x - 1));
+}
+
+static unsigned int lrb_order(unsigned long x)
+{
+	unsigned int order = 0;
+
+	while ((1UL << order) < x)
+		order++;
+	return order;
+}
+
+static int lrb_check_attr(const struct lrb_config *cfg,
+			  const struct lrb_chan_attr *attr)
+{
+	unsigned long min_subbufs = cfg->mode == LRB_MODE_OVERWRITE ? 2 : 1;
+
+	if (!lrb_is_pow2(attr->subbuf_size) ||
+	    attr->subbuf_size < LRB_MIN_SUBBUF_SIZE ||
+	    attr->subbuf_size > LRB_MAX_SUBBUF_SIZE)
+		return -EINVAL;
+	if (!lrb_is_pow2(attr->num_subbuf) || attr->num_subbuf < min_subbufs ||
+	    attr->num_subbuf > LRB_MAX_NUM_SUBBUF)
+		return -EINVAL;
+	/* a lap number needs some bits of a position */
+	if (lrb_order(attr->subbuf_size) + lrb_order(attr->num_subbuf) >
+	    sizeof(long) * 8 - 8)
+		return -EINVAL;
+	if (cfg->alloc == LRB_ALLOC_GLOBAL)
+		return attr->nr_cpus ? 0 : -EINVAL;
+	return lrb_port_check_nr_cpus(attr->nr_cpus);
+}
+
+static void lrb_channel_free(struct lrb_chan *chan)
+{
+	unsigned int i;
+
+	if (chan->bufs) {
+		for (i = 0; i < chan->nr_bufs; i++)
+			if (chan->bufs[i])
+				lrb_buf_free(chan->bufs[i]);
+	}
+	lrb_port_free(chan->bufs);
+	lrb_port_free(chan);
+}
+
+/**
+ * lrb_channel_create() - create a channel and its buffers
+ * @cfg: the client's configuration; must outlive the channel
+ * @attr: geometry and identity of the channel
+ * @chanp: receives the channel
+ *
+ * Allocates every buffer up front (one per CPU, or one global buffer),
+ * each with zeroed pages. The channel accepts records at once.
+ *
+ * Return: 0, -EINVAL if @cfg or @attr is invalid, -ENOMEM if memory ran out
+ * (nothing is left allocated).
+ */
+int lrb_channel_create(const struct lrb_config *cfg,
+		       const struct lrb_chan_attr *attr, struct lrb_chan **chanp)
+{
+	struct lrb_chan *chan;
+	unsigned int i;
+	int ret;
+
+	ret = lrb_check_config(cfg);
+	if (!ret)
+		ret = lrb_check_attr(cfg, attr);
+	if (ret)
+		return ret;
+
+	chan = lrb_port_zalloc(sizeof(*chan), -1);
+	if (!chan)
+		return -ENOMEM;
+	chan->cfg = cfg;
+	chan->nr_bufs = cfg->alloc == LRB_ALLOC_GLOBAL ? 1 : attr->nr_cpus;
+	chan->subbuf_size = attr->subbuf_size;
+	chan->subbuf_order = lrb_order(attr->subbuf_size);
+	chan->num_subbuf = attr->num_subbuf;
+	chan->num_subbuf_order = lrb_order(attr->num_subbuf);
+	chan->pages_per_subbuf = attr->subbuf_size >> LRB_PAGE_SHIFT;
+	chan->stream_id = attr->stream_id;
+	chan->priv = attr->priv;
+
+	chan->bufs = lrb_port_zalloc(chan->nr_bufs * sizeof(*chan->bufs), -1);
+	if (!chan->bufs)
+		goto nomem;
+	for (i = 0; i < chan->nr_bufs; i++) {
+		chan->bufs[i] = lrb_buf_alloc(chan, i);
+		if (!chan->bufs[i])
+			goto nomem;
+	}
+	*chanp = chan;
+	return 0;
+
+nomem:
+	lrb_channel_free(chan);
+	return -ENOMEM;
+}
+EXPORT_SYMBOL_GPL(lrb_channel_create);
+
+/**
+ * lrb_channel_destroy() - free a channel
+ * @chan: channel from lrb_channel_create()
+ *
+ * Waits until writers still inside a reserve/commit section have left it;
+ * the client must have stopped starting new writes, and no reader may
+ * still use the channel.
+ */
+void lrb_channel_destroy(struct lrb_chan *chan)
+{
+	lrb_port_synchronize();
+	lrb_channel_free(chan);
+}
+EXPORT_SYMBOL_GPL(lrb_channel_destroy);
+
+/**
+ * lrb_channel_buf() - a buffer of a channel
+ * @chan: the channel
+ * @i: buffer index: the CPU for per-CPU channels, 0 for a global one
+ *
+ * Return: the buffer, or NULL if @i is out of range.
+ */
+struct lrb_buf *lrb_channel_buf(struct lrb_chan *chan, unsigned int i)
+{
+	return i < chan->nr_bufs ? chan->bufs[i] : NULL;
+}
+EXPORT_SYMBOL_GPL(lrb_channel_buf);
+
+/**
+ * lrb_channel_flush() - close the partly filled packet of every buffer
+ * @chan: the channel
+ *
+ * See lrb_buf_flush().
+ */
+void lrb_channel_flush(struct lrb_chan *chan)
+{
+	unsigned int i;
+
+	for (i = 0; i < chan->nr_bufs; i++)
+		lrb_buf_flush(chan->bufs[i]);
+}
+EXPORT_SYMBOL_GPL(lrb_channel_flush);

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lrb packet decoder. Every length is checked against the packet content
+ * before it is used, and every field is read with memcpy, so a corrupt or
+ * truncated packet yields an error with the offset of the bad bytes, never
+ * a read outside the buffer.
+ */
+#include <lrb/decode.h>
+
+static int lrb_decode_fail(struct lrb_packet_iter *it, unsigned long offset,
+			   const char *error)
+{
+	it->error = error;
+	it->error_offset = offset;
+	return -EBADMSG;
+}
+
+static u32 lrb_get32(const u8 *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static u64 lrb_get64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/**
+ * lrb_packet_open() - start decoding a packet
+ * @it: iterator to initialise
+ * @dec: how records of the stream are laid out
+ * @data: the packet's first byte
+ * @avail: bytes readable at @data
+ *
+ * Validates the packet header: magic, header size, content and packet
+ * sizes (whole bytes, content within packet, packet within @avail).
+ *
+ * Return: 0, -EINVAL if @dec is invalid, or -EBADMSG with it->error and
+ * it->error_offset describing the problem.
+ */
+int lrb_packet_open(struct lrb_packet_iter *it, const struct lrb_decoder *dec,
+		    const void *data, unsigned long avail)
+{
+	const struct lrb_packet_header *ph = &it->header;
+	u64 content, packet;
+
+	memset(it, 0, sizeof(*it));
+	it->dec = dec;
+	it->base = data;
+	if (!dec->payload_size || (dec->header == LRB_HEADER_COMPACT &&
+				   (dec->tsc_bits < 1 || dec->tsc_bits > 31)))
+		return -EINVAL;
+	if (avail < sizeof(*ph))
+		return lrb_decode_fail(it, 0, "packet header truncated");
+	memcpy(&it->header, data, sizeof(*ph));
+	if (ph->magic != LRB_PACKET_MAGIC)
+		return lrb_decode_fail(it, 0, "bad packet magic");
+	if (ph->header_size != sizeof(*ph))
+		return lrb_decode_fail(it,
+				       offsetof(struct lrb_packet_header,
+						header_size),
+				       "unsupported packet header size");
+	if (ph->content_size % 8 || ph->packet_size % 8)
+		return lrb_decode_fail(it,
+				       offsetof(struct lrb_packet_header,
+						content_size),
+				       "packet sizes are not whole bytes");
+	content = ph->content_size / 8;
+	packet = ph->packet_size / 8;
+	if (content < sizeof(*ph))
+		return lrb_decode_fail(it,
+				       offsetof(struct lrb_packet_header,
+						content_size),
+				       "packet content smaller than its header");
+	if (content > packet)
+		return lrb_decode_fail(it,
+				       offsetof(struct lrb_packet_header,
+						content_size),
+				       "packet content larger than the packet");
+	if (packet > avail)
+		return lrb_decode_fail(it,
+				       offsetof(struct lrb_packet_header,
+						packet_size),
+				       "packet extends past the end of the data");
+	it->content = content;
+	it->pos = sizeof(*ph);
+	it->last_ts = ph->timestamp_begin;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(lrb_packet_open);
+
+/* Rebuild a clock value from its low @bits bits, as a CTF reader does. */
+static u64 lrb_rebuild_ts(u64 last, u64 low, unsigned int bits)
+{
+	u64 mask = (1ULL << bits) - 1;
+	u64 ts = (last & ~mask) | low;
+
+	if (low < (last & mask))
+		ts += 1ULL << bits;
+	return ts;
+}
+
+/* Parse the record header at it->pos into @rec; returns its size or < 0. */
+static int lrb_decode_header(struct lrb_packet_iter *it, struct lrb_record *rec)
+{
+	const struct lrb_decoder *dec = it->dec;
+	unsigned long left = it->content - it->pos;
+	const u8 *p = it->base + it->pos;
+	u32 w = lrb_get32(p);
+	u32 ext_id, id_bits = 32 - dec->tsc_bits;
+
+	if (dec->header == LRB_HEADER_COMPACT) {
+		ext_id = (1U << id_bits) - 1;
+		rec->extended = (w & ext_id) == ext_id;
+		if (!rec->extended) {
+			rec->id = w & ext_id;
+			rec->timestamp = lrb_rebuild_ts(it->last_ts, w >> id_bits,
+							dec->tsc_bits);
+			return LRB_COMPACT_HEADER_SIZE;
+		}
+		if (w >> id_bits)
+			return lrb_decode_fail(it, it->pos,
+					       "extended record header with timestamp bits set");
+	} else {
+		rec->extended = w == LRB_LARGE_ID_EXTENDED;
+		if (!rec->extended) {
+			if (left < LRB_LARGE_HEADER_SIZE)
+				return lrb_decode_fail(it, it->pos,
+						       "record header truncated");
+			rec->id = w;
+			rec->timestamp = lrb_rebuild_ts(it->last_ts,
+							lrb_get32(p + 4), 32);
+			return LRB_LARGE_HEADER_SIZE;
+		}
+	}
+	if (left < LRB_EXTENDED_HEADER_SIZE)
+		return lrb_decode_fail(it, it->pos, "record header truncated");
+	rec->id = lrb_get32(p + 4);
+	rec->timestamp = lrb_get64(p + 8);
+	return LRB_EXTENDED_HEADER_SIZE;
+}
+
+/**
+ * lrb_packet_next() - decode the next record of a packet
+ * @it: iterator from lrb_packet_open()
+ * @rec: receives the record; its payload points into the packet
+ *
+ * Return: 1 with a record, 0 at the end of the packet content, or
+ * -EBADMSG with it->error and it->error_offset describing the problem.
+ * After an error the iterator stays at the bad record.
+ */
+int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec)
+{
+	unsigned long pos = it->pos, header_len, avail, slot;
+	const u8 *payload;
+	long len;
+	int ret;
+
+	if (pos == it->content)
+		return 0;
+	if (pos % LRB_RECORD_ALIGN || it->content - pos < LRB_RECORD_ALIGN)
+		return lrb_decode_fail(it, pos, "record header truncated");
+	ret = lrb_decode_header(it, rec);
+	if (ret < 0)
+		return ret;
+	header_len = ret;
+	if (rec->timestamp < it->last_ts)
+		return lrb_decode_fail(it, pos, "record timestamp goes backwards");
+	payload = it->base + pos + header_len;
+	avail = it->content - pos - header_len;
+	len = it->dec->payload_size(it->dec, rec->id, payload, avail);
+	if (len < 0)
+		return lrb_decode_fail(it, pos, "unknown event or bad payload");
+	if ((unsigned long)len > avail)
+		return lrb_decode_fail(it, pos + header_len,
+				       "payload extends past the packet content");
+	slot = (header_len + len + LRB_RECORD_ALIGN - 1) &
+	       ~(unsigned long)(LRB_RECORD_ALIGN - 1);
+	if (slot > it->content - pos)
+		return lrb_decode_fail(it, pos + header_len + len,
+				       "record padding extends past the packet content");
+	rec->payload = payload;
+	rec->len = len;
+	rec->offset = pos;
+	it->pos = pos + slot;
+	it->last_ts = rec->timestamp;
+	return 1;
+}
+EXPORT_SYMBOL_GPL(lrb_packet_next);

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lrb frontend slow paths: the reservation that crosses a sub-buffer
+ * boundary (closing one packet and opening the next), delivery of complete
+ * sub-buffers, flush, and the accounting of lost records.
+ *
+ * These run with the client's configuration read at run time; only the
+ * inline fast paths in lrb/frontend.h are specialised per client.
+ */
+#include <lrb/lrb.h>
+#include "backend.h"
+#include "port.h"
+
+static bool lrb_chan_per_cpu(const struct lrb_chan *chan)
+{
+	return lrb_per_cpu(chan->cfg);
+}
+
+/**
+ * lrb_buf_lost() - records a buffer lost so far, all causes
+ * @buf: the buffer
+ *
+ * Packets overwritten in overwrite mode are not included: readers see them
+ * as gaps in packet sequence numbers (and in lrb_stats.lost_packets).
+ *
+ * Return: the sum of the full, wrap, too-big and nesting counters.
+ */
+unsigned long lrb_buf_lost(struct lrb_buf *buf)
+{
+	bool per_cpu = lrb_chan_per_cpu(buf->chan);
+
+	return lrb_v_read(per_cpu, &buf->lost_full) +
+	       lrb_v_read(per_cpu, &buf->lost_wrap) +
+	       lrb_v_read(per_cpu, &buf->lost_big) +
+	       lrb_v_read(per_cpu, &buf->lost_nest);
+}
+EXPORT_SYMBOL_GPL(lrb_buf_lost);
+
+/**
+ * lrb_nesting_exceeded() - count a record refused for nesting too deep
+ * @buf: buffer of the CPU (or the global buffer)
+ *
+ * Return: -EBUSY, for lrb_reserve() to return.
+ */
+int lrb_nesting_exceeded(struct lrb_buf *buf)
+{
+	lrb_v_inc(lrb_chan_per_cpu(buf->chan), &buf->lost_nest);
+	return -EBUSY;
+}
+EXPORT_SYMBOL_GPL(lrb_nesting_exceeded);
+
+/**
+ * lrb_write_slow() - lrb_write() for a copy that crosses pages
+ * @ctx: the reservation
+ * @src: bytes to copy
+ * @len: how many
+ */
+void lrb_write_slow(struct lrb_ctx *ctx, const void *src, size_t len)
+{
+	lrb_pages_fill(ctx->pages, lrb_subbuf_offset(ctx->chan, ctx->pos), src,
+		       len);
+}
+EXPORT_SYMBOL_GPL(lrb_write_slow);
+
+/**
+ * lrb_claim_slow() - mark a sub-buffer as being written in a new lap
+ * @buf: the buffer (overwrite mode)
+ * @idx: sub-buffer index
+ * @lap: lap the caller writes in
+ *
+ * A reader swaps only entries marked delivered in the lap it expects, so
+ * once this succeeds the slot cannot be taken from under the writers.
+ *
+ * Return: the slot whose pages the writer must use.
+ */
+unsigned long lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
+			     unsigned long lap)
+{
+	unsigned long tag = lap << LRB_WSB_TAG_SHIFT;
+	unsigned long w = lrb_atomic_read(&buf->wsb[idx]);
+
+	for (;;) {
+		unsigned long new = (w & LRB_SLOT_MASK) | tag;
+		unsigned long old;
+
+		if ((w & ~LRB_SLOT_MASK) == tag)
+			return w & LRB_SLOT_MASK;
+		old = lrb_atomic_cmpxchg(&buf->wsb[idx], w, new);
+		if (old == w)
+			return new & LRB_SLOT_MASK;
+		w = old;
+	}
+}
+EXPORT_SYMBOL_GPL(lrb_claim_slow);
+
+/**
+ * lrb_deliver() - hand a fully committed sub-buffer to readers
+ * @buf: the buffer
+ * @begin: any position inside the sub-buffer, in the lap completed
+ *
+ * Called by the one commit whose count completed the sub-buffer.
+ */
+void lrb_deliver(struct lrb_buf *buf, unsigned long begin)
+{
+	const struct lrb_chan *chan = buf->chan;
+
+	if (chan->cfg->mode == LRB_MODE_OVERWRITE) {
+		unsigned long idx = lrb_subbuf_index(chan, begin);
+		unsigned long tag = lrb_lap(chan, begin) << LRB_WSB_TAG_SHIFT;
+		unsigned long w = lrb_atomic_read(&buf->wsb[idx]);
+
+		/* a writer of the next lap may already own it: then skip */
+		if ((w & ~LRB_SLOT_MASK) == tag)
+			lrb_atomic_cmpxchg(&buf->wsb[idx], w, w | LRB_WSB_NOREF);
+	}
+	if (chan->cfg->wakeup == LRB_WAKEUP_BY_WRITER)
+		lrb_port_wake(buf);
+}
+EXPORT_SYMBOL_GPL(lrb_deliver);
+
+static void lrb_commit_bytes(struct lrb_buf *buf, unsigned long pos,
+			     unsigned long len)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long cc;
+
+	/*
+	 * The bytes before the count that publishes them; pairs with the
+	 * reader's smp_rmb() in lrb_fill_subbuf().
+	 */
+	smp_wmb();
+	cc = lrb_v_add_return(lrb_chan_per_cpu(chan), len,
+			      &buf->commit[lrb_subbuf_index(chan, pos)]);
+	if (lrb_commit_done(chan, cc, lrb_lap(chan, pos) + 1))
+		lrb_deliver(buf, pos);
+}
+
+/* Pages of the packet at @pos, which a writer of its lap may touch. */
+static void **lrb_writer_pages(struct lrb_buf *buf, unsigned long pos)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long slot;
+
+	if (chan->cfg->mode == LRB_MODE_OVERWRITE)
+		slot = lrb_claim(buf, pos);
+	else
+		slot = lrb_subbuf_index(chan, pos);
+	return lrb_slot_pages(chan, buf, slot);
+}
+
+/* Fill the closing fields of the header of a packet of @content bytes. */
+static void lrb_end_packet(struct lrb_buf *buf, void **pages,
+			   unsigned long content, u64 tsc)
+{
+	const struct lrb_chan *chan = buf->chan;
+	struct lrb_packet_header *ph = pages[0];
+
+	ph->timestamp_end = tsc;
+	ph->content_size = (u64)content * 8;
+	ph->packet_size = (u64)chan->subbuf_size * 8;
+	ph->events_discarded = lrb_buf_lost(buf);
+	if (chan->cfg->cb.packet_end)
+		chan->cfg->cb.packet_end(buf, ph);
+}
+
+/* Close the packet whose content ends at @old: pad it and commit the pad. */
+static void lrb_close_packet(struct lrb_buf *buf, unsigned long old, u64 tsc)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long content = lrb_subbuf_offset(chan, old);
+	unsigned long pad = chan->subbuf_size - content;
+	void **pages = lrb_writer_pages(buf, old);
+
+	lrb_end_packet(buf, pages, content, tsc);
+	lrb_pages_fill(pages, content, NULL, pad);
+	lrb_commit_bytes(buf, old, pad);
+}
+
+/* Overwrite mode: move the reader past the sub-buffer about to be reused. */
+static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long want = start + chan->subbuf_size - lrb_buf_size(chan);
+	unsigned long c = lrb_atomic_read(&buf->consumed);
+
+	while ((long)(want - c) > 0) {
+		unsigned long old = lrb_atomic_cmpxchg(&buf->consumed, c, want);
+
+		if (old == c) {
+			lrb_atomic_add((want - c) >> chan->subbuf_order,
+				       &buf->lost_packets);
+			return;
+		}
+		c = old;
+	}
+}
+
+static void lrb_open_packet(struct lrb_buf *buf, unsigned long start, u64 tsc)
+{
+	const struct lrb_chan *chan = buf->chan;
+	struct lrb_packet_header *ph;
+
+	if (chan->cfg->mode == LRB_MODE_OVERWRITE)
+		lrb_push_reader(buf, start);
+	ph = lrb_writer_pages(buf, start)[0];
+	ph->magic = LRB_PACKET_MAGIC;
+	ph->stream_id = chan->stream_id;
+	ph->timestamp_begin = tsc;
+	ph->timestamp_end = 0;
+	ph->content_size = 0;
+	ph->packet_size = (u64)chan->subbuf_size * 8;
+	ph->packet_seq_num = start >> chan->subbuf_order;
+	ph->events_discarded = 0;
+	ph->cpu_id = buf->cpu;
+	ph->header_size = LRB_PACKET_HEADER_SIZE;
+	if (chan->cfg->cb.packet_begin)
+		chan->cfg->cb.packet_begin(buf, ph);
+	lrb_commit_bytes(buf, start, LRB_PACKET_HEADER_SIZE);
+}
+
+/*
+ * Can a writer open the packet at @start? Not if the reader still holds it
+ * (discard mode), nor if its previous lap is not fully committed: a writer
+ * went round the whole ring while an older one, interrupted, still owns
+ * bytes there.
+ */
+static int lrb_check_space(struct lrb_buf *buf, unsigned long start)
+{
+	const struct lrb_chan *chan = buf->chan;
+	bool per_cpu = lrb_chan_per_cpu(chan);
+	unsigned long cc;
+
+	if (chan->cfg->mode == LRB_MODE_DISCARD &&
+	    start - lrb_atomic_read(&buf->consumed) >= lrb_buf_size(chan)) {
+		lrb_v_inc(per_cpu, &buf->lost_full);
+		return -ENOBUFS;
+	}
+	cc = lrb_v_read(per_cpu, &buf->commit[lrb_subbuf_index(chan, start)]);
+	if (!lrb_commit_done(chan, cc, lrb_lap(chan, start))) {
+		lrb_v_inc(per_cpu, &buf->lost_wrap);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/**
+ * lrb_reserve_slow() - reserve a record that needs a sub-buffer switch
+ * @ctx: the reservation: chan, buf, id and len set by lrb_reserve()
+ *
+ * Handles what the fast path does not: a record that opens a packet, that
+ * does not fit in the rest of the current one (which is then closed and
+ * padded), that ends exactly on the boundary, or a fast-path race lost to
+ * a nested writer.
+ *
+ * Return: 0 or a negative error, as lrb_reserve().
+ */
+int lrb_reserve_slow(struct lrb_ctx *ctx)
+{
+	struct lrb_chan *chan = ctx->chan;
+	struct lrb_buf *buf = ctx->buf;
+	const struct lrb_config *cfg = chan->cfg;
+	bool per_cpu = lrb_per_cpu(cfg);
+	unsigned long old, begin, end, start = 0, slot_len;
+	bool close_old, open_new;
+	u32 header_len;
+	int ret;
+
+	do {
+		old = lrb_v_read(per_cpu, &buf->offset);
+		ctx->tsc = cfg->cb.clock_read();
+		header_len = lrb_header_len(cfg, ctx->id,
+					    ctx->tsc -
+					    lrb_v_read(per_cpu, &buf->last_tsc));
+		slot_len = lrb_slot_len(header_len, ctx->len);
+		if (slot_len > chan->subbuf_size - LRB_PACKET_HEADER_SIZE) {
+			lrb_v_inc(per_cpu, &buf->lost_big);
+			return -EMSGSIZE;
+		}
+		begin = old;
+		open_new = !lrb_subbuf_offset(chan, old);
+		close_old = !open_new &&
+			    lrb_subbuf_offset(chan, old) + slot_len >
+				    chan->subbuf_size;
+		if (close_old) {
+			begin = (old | (chan->subbuf_size - 1)) + 1;
+			open_new = true;
+		}
+		if (open_new) {
+			start = begin;
+			ret = lrb_check_space(buf, start);
+			if (ret)
+				return ret;
+			begin += LRB_PACKET_HEADER_SIZE;
+		}
+		end = begin + slot_len;
+	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, old, end) != old);
+
+	lrb_v_set(per_cpu, &buf->last_tsc, ctx->tsc);
+	if (close_old)
+		lrb_close_packet(buf, old, ctx->tsc);
+	if (open_new)
+		lrb_open_packet(buf, start, ctx->tsc);
+	ctx->begin = begin;
+	ctx->end = end;
+	/* a record ending on the boundary closes its packet: no padding */
+	if (!lrb_subbuf_offset(chan, end))
+		lrb_end_packet(buf, lrb_writer_pages(buf, begin),
+			       chan->subbuf_size, ctx->tsc);
+	lrb_open_record(cfg, ctx, header_len);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(lrb_reserve_slow);
+
+static void lrb_switch_packet(void *arg)
+{
+	struct lrb_buf *buf = arg;
+	const struct lrb_chan *chan = buf->chan;
+	bool per_cpu = lrb_chan_per_cpu(chan);
+	unsigned long old, end;
+	u64 tsc;
+
+	do {
+		old = lrb_v_read(per_cpu, &buf->offset);
+		/* nothing open, or a packet holding no record yet */
+		if (lrb_subbuf_offset(chan, old) <= LRB_PACKET_HEADER_SIZE)
+			return;
+		tsc = chan->cfg->cb.clock_read();
+		end = (old | (chan->subbuf_size - 1)) + 1;
+	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, old, end) != old);
+	lrb_close_packet(buf, old, tsc);
+}
+
+/**
+ * lrb_buf_flush() - close the packet being filled so it can be read
+ * @buf: the buffer
+ *
+ * The packet is padded and delivered once records still being written in
+ * it are committed. A packet holding no record is left open. In the kernel
+ * this runs on the buffer's CPU (by IPI), since its writers use CPU-local
+ * operations.
+ */
+void lrb_buf_flush(struct lrb_buf *buf)
+{
+	lrb_port_on_cpu(buf, lrb_switch_packet, buf);
+}
+EXPORT_SYMBOL_GPL(lrb_buf_flush);

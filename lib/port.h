@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lrb port layer, out-of-line half: what the core needs from its
+ * environment off the fast paths. Implemented by port_kernel.c and
+ * port_user.c.
+ */
+#ifndef _LRB_LIB_PORT_H
+#define _LRB_LIB_PORT_H
+
+#include <lrb/buffer.h>
+
+void *lrb_port_zalloc(unsigned long size, int node);
+void lrb_port_free(void *p);
+void *lrb_port_alloc_page(int node);
+void lrb_port_free_page(void *addr);
+int lrb_port_cpu_node(unsigned int cpu);
+int lrb_port_check_nr_cpus(unsigned int nr_cpus);
+
+void lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg);
+void lrb_port_wait_init(struct lrb_buf *buf);
+void lrb_port_wait_fini(struct lrb_buf *buf);
+void lrb_port_wake(struct lrb_buf *buf);
+void lrb_port_synchronize(void);
+
+#endif /* _LRB_LIB_PORT_H */

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lrb port layer, user space: allocation, wakeups and grace periods on
+ * libc and liburcu-bp.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <lrb/lrb.h>
+#include "port.h"
+
+__thread int lrb_nesting __attribute__((tls_model("initial-exec")));
+
+static long fail_alloc_countdown = -1;
+static long live_allocs;
+
+unsigned int lrb_port_cpu_slow(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? 0 : cpu;
+}
+
+/**
+ * lrb_port_fail_alloc_after() - test hook: fail a future allocation
+ * @n: the n-th allocation from now fails (0: the next one); -1 disables
+ */
+void lrb_port_fail_alloc_after(long n)
+{
+	uatomic_set(&fail_alloc_countdown, n);
+}
+
+/**
+ * lrb_port_live_allocs() - test hook: allocations not yet freed
+ *
+ * Return: metadata blocks and pages the library currently holds.
+ */
+long lrb_port_live_allocs(void)
+{
+	return uatomic_read(&live_allocs);
+}
+
+static bool alloc_should_fail(void)
+{
+	long n = uatomic_read(&fail_alloc_countdown);
+
+	while (n >= 0) {
+		long old = uatomic_cmpxchg(&fail_alloc_countdown, n, n - 1);
+
+		if (old == n)
+			return n == 0;
+		n = old;
+	}
+	return false;
+}
+
+void *lrb_port_zalloc(unsigned long size, int node)
+{
+	void *p;
+
+	(void)node;
+	if (alloc_should_fail())
+		return NULL;
+	p = calloc(1, size);
+	if (p)
+		uatomic_add(&live_allocs, 1);
+	return p;
+}
+
+void lrb_port_free(void *p)
+{
+	if (!p)
+		return;
+	free(p);
+	uatomic_add(&live_allocs, -1);
+}
+
+void *lrb_port_alloc_page(int node)
+{
+	void *p;
+
+	(void)node;
+	if (alloc_should_fail() || posix_memalign(&p, PAGE_SIZE, PAGE_SIZE))
+		return NULL;
+	memset(p, 0, PAGE_SIZE);
+	uatomic_add(&live_allocs, 1);
+	return p;
+}
+
+void lrb_port_free_page(void *addr)
+{
+	lrb_port_free(addr);
+}
+
+int lrb_port_cpu_node(unsigned int cpu)
+{
+	(void)cpu;
+	return 0;
+}
+
+int lrb_port_check_nr_cpus(unsigned int nr_cpus)
+{
+	return nr_cpus ? 0 : -EINVAL;
+}
+
+/* Writers use atomic operations here, so any thread can act for a CPU. */
+void lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
+{
+	(void)buf;
+	fn(arg);
+}
+
+void lrb_port_wait_init(struct lrb_buf *buf)
+{
+	buf->wait.seq = 0;
+	buf->wait.waiters = 0;
+}
+
+void lrb_port_wait_fini(struct lrb_buf *buf)
+{
+	(void)buf;
+}
+
+static long futex(int *uaddr, int op, int val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, uaddr, op, val, ts, NULL, 0);
+}
+
+void lrb_port_wake(struct lrb_buf *buf)
+{
+	uatomic_add_return(&buf->wait.seq, 1);
+	if (uatomic_read(&buf->wait.waiters))
+		futex(&buf->wait.seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+}
+
+void lrb_port_synchronize(void)
+{
+	urcu_bp_synchronize_rcu();
+}
+
+/**
+ * lrb_wait_readable() - sleep until a sub-buffer of @buf can be taken
+ * @buf: buffer of a channel whose config wakes readers by writer
+ * @timeout_ms: give up after this many milliseconds
+ *
+ * Return: 0 when lrb_get_next_subbuf() should find a sub-buffer,
+ * -ETIMEDOUT otherwise.
+ */
+int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms)
+{
+	struct timespec ts = {
+		.tv_sec = timeout_ms / 1000,
+		.tv_nsec = (timeout_ms % 1000) * 1000000L,
+	};
+	int seq;
+
+	uatomic_add_return(&buf->wait.waiters, 1);
+	seq = uatomic_read(&buf->wait.seq);
+	if (!lrb_buf_readable(buf))
+		futex(&buf->wait.seq, FUTEX_WAIT_PRIVATE, seq, &ts);
+	uatomic_add(&buf->wait.waiters, -1);
+	return lrb_buf_readable(buf) ? 0 : -ETIMEDOUT;
+}
+
+/**
+ * lrb_possible_cpus() - CPUs a per-CPU channel needs buffers for
+ *
+ * Return: the number of CPUs configured on the system.
+ */
+int lrb_possible_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? (int)n : 1;
+}
+
+/**
+ * lrb_thread_init() - prepare the calling thread for writing
+ *
+ * A thread registers with liburcu-bp on its first write; call this first
+ * in a thread whose first write may come from a signal handler.
+ *
+ * Return: 0.
+ */
+int lrb_thread_init(void)
+{
+	urcu_bp_register_thread();
+	return 0;
+}
+
+static u64 monotonic_ns(void)
+{
+	return lrb_clock_default();
+}
+
+/**
+ * lrb_clock_cycles_freq() - ticks per second of lrb_clock_cycles()
+ *
+ * Measured once against CLOCK_MONOTONIC over 20 ms, then cached.
+ *
+ * Return: the frequency in Hz.
+ */
+u64 lrb_clock_cycles_freq(void)
+{
+	static u64 freq;
+	u64 t0, c0, t1, c1;
+
+	if (uatomic_read(&freq))
+		return uatomic_read(&freq);
+	t0 = monotonic_ns();
+	c0 = lrb_clock_cycles();
+	do {
+		t1 = monotonic_ns();
+	} while (t1 - t0 < 20000000ULL);
+	c1 = lrb_clock_cycles();
+	uatomic_set(&freq, (c1 - c0) * 1000000000ULL / (t1 - t0));
+	return uatomic_read(&freq);
+}

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lrb reader side: one consuming reader per buffer takes complete
+ * sub-buffers, reads them and releases them.
+ *
+ * Discard mode reads in place: writers never enter a sub-buffer before the
+ * reader has released it. Overwrite mode never makes writers wait, so the
+ * reader takes ownership instead: it swaps its spare slot into the ring in
+ * place of the delivered sub-buffer, with one compare-and-swap that fails
+ * if a writer has started the next lap there. Writers then fill the spare
+ * while the reader holds the pages it took.
+ */
+#include <lrb/lrb.h>
+#include "backend.h"
+#include "port.h"
+
+/**
+ * lrb_reader_open() - become the consuming reader of a buffer
+ * @buf: the buffer
+ *
+ * Return: 0, or -EBUSY if another reader holds it.
+ */
+int lrb_reader_open(struct lrb_buf *buf)
+{
+	if (lrb_atomic_cmpxchg(&buf->reader_busy, 0, 1) != 0)
+		return -EBUSY;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(lrb_reader_open);
+
+/**
+ * lrb_reader_close() - stop being the reader of a buffer
+ * @buf: the buffer; the reader must not hold a sub-buffer
+ */
+void lrb_reader_close(struct lrb_buf *buf)
+{
+	/* the reader's accesses before the next reader's */
+	smp_mb();
+	lrb_atomic_set(&buf->reader_busy, 0);
+}
+EXPORT_SYMBOL_GPL(lrb_reader_close);
+
+static unsigned long lrb_delivered_tag(const struct lrb_chan *chan,
+				       unsigned long pos)
+{
+	return lrb_lap(chan, pos) << LRB_WSB_TAG_SHIFT | LRB_WSB_NOREF;
+}
+
+/* Is the sub-buffer at @pos complete, in the lap of @pos? */
+static bool lrb_subbuf_delivered(struct lrb_buf *buf, unsigned long pos)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long idx = lrb_subbuf_index(chan, pos);
+
+	if (chan->cfg->mode == LRB_MODE_OVERWRITE)
+		return (lrb_atomic_read(&buf->wsb[idx]) & ~LRB_SLOT_MASK) ==
+		       lrb_delivered_tag(chan, pos);
+	return lrb_commit_done(chan,
+			       lrb_v_read(lrb_per_cpu(chan->cfg),
+					  &buf->commit[idx]),
+			       lrb_lap(chan, pos) + 1);
+}
+
+/**
+ * lrb_buf_readable() - is a sub-buffer ready at the read position?
+ * @buf: the buffer
+ *
+ * Return: true if lrb_get_next_subbuf() would likely succeed.
+ */
+bool lrb_buf_readable(struct lrb_buf *buf)
+{
+	return lrb_subbuf_delivered(buf, lrb_atomic_read(&buf->consumed));
+}
+EXPORT_SYMBOL_GPL(lrb_buf_readable);
+
+/* Overwrite mode: swap the spare slot in for the sub-buffer at @pos. */
+static int lrb_swap_out(struct lrb_buf *buf, unsigned long pos,
+			unsigned long *slot)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long idx = lrb_subbuf_index(chan, pos);
+	unsigned long tag = lrb_delivered_tag(chan, pos);
+	unsigned long w = lrb_atomic_read(&buf->wsb[idx]);
+
+	for (;;) {
+		unsigned long old;
+
+		if ((w & ~LRB_SLOT_MASK) != tag)
+			return -EAGAIN;
+		old = lrb_atomic_cmpxchg(&buf->wsb[idx], w, buf->spare | tag);
+		if (old == w)
+			break;
+		w = old;
+	}
+	*slot = w & LRB_SLOT_MASK;
+	return 0;
+}
+
+static void lrb_fill_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb,
+			    unsigned long pos, unsigned long slot,
+			    bool consuming)
+{
+	const struct lrb_packet_header *ph;
+
+	/* the packet's bytes after the state that says it is complete */
+	smp_rmb();
+	sb->pos = pos;
+	sb->slot = slot;
+	sb->pages = lrb_slot_pages(buf->chan, buf, slot);
+	sb->consuming = consuming;
+	ph = sb->pages[0];
+	sb->content_size = ph->content_size / 8;
+	sb->packet_size = ph->packet_size / 8;
+	sb->seq = ph->packet_seq_num;
+	buf->holding = true;
+}
+
+/**
+ * lrb_get_next_subbuf() - take the oldest complete sub-buffer
+ * @buf: the buffer, opened with lrb_reader_open()
+ * @sb: receives the sub-buffer
+ *
+ * The sub-buffer stays the reader's until lrb_put_subbuf(), which
+ * consumes it. In overwrite mode, a sub-buffer overwritten while being
+ * taken is skipped: it shows as a gap in packet sequence numbers.
+ *
+ * Return: 0, -EAGAIN if no complete sub-buffer is waiting, -EBUSY if the
+ * reader already holds one.
+ */
+int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long c, slot;
+	int ret;
+
+	if (buf->holding)
+		return -EBUSY;
+	for (;;) {
+		c = lrb_atomic_read(&buf->consumed);
+		if (chan->cfg->mode == LRB_MODE_DISCARD) {
+			if (!lrb_subbuf_delivered(buf, c))
+				return -EAGAIN;
+			lrb_fill_subbuf(buf, sb, c, lrb_subbuf_index(chan, c),
+					true);
+			return 0;
+		}
+		ret = lrb_swap_out(buf, c, &slot);
+		if (ret)
+			return ret;
+		if (lrb_atomic_cmpxchg(&buf->consumed, c,
+				       c + chan->subbuf_size) == c) {
+			lrb_fill_subbuf(buf, sb, c, slot, true);
+			return 0;
+		}
+		/* a writer pushed the reader past it: counted as lost */
+		buf->spare = slot;
+	}
+}
+EXPORT_SYMBOL_GPL(lrb_get_next_subbuf);
+
+/**
+ * lrb_get_subbuf() - take the complete sub-buffer at @pos, not consuming
+ * @buf: the buffer, opened with lrb_reader_open()
+ * @pos: position of a sub-buffer, between the consumed and produced
+ *	positions (see lrb_positions())
+ * @sb: receives the sub-buffer
+ *
+ * For snapshots of a flight recorder: writers keep going, and the
+ * sub-buffer returns to the ring on release unless writers reused its
+ * place meanwhile.
+ *
+ * Return: 0, -EINVAL if @pos is not a sub-buffer start, -ENODATA if it is
+ * behind the read position, -EAGAIN if it is not complete (or was just
+ * overwritten), -EBUSY if the reader already holds one.
+ */
+int lrb_get_subbuf(struct lrb_buf *buf, unsigned long pos,
+		   struct lrb_subbuf *sb)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long slot;
+	int ret;
+
+	if (buf->holding)
+		return -EBUSY;
+	if (lrb_subbuf_offset(chan, pos))
+		return -EINVAL;
+	if ((long)(pos - lrb_atomic_read(&buf->consumed)) < 0)
+		return -ENODATA;
+	if (chan->cfg->mode == LRB_MODE_DISCARD) {
+		if (!lrb_subbuf_delivered(buf, pos))
+			return -EAGAIN;
+		slot = lrb_subbuf_index(chan, pos);
+	} else {
+		ret = lrb_swap_out(buf, pos, &slot);
+		if (ret)
+			return ret;
+	}
+	lrb_fill_subbuf(buf, sb, pos, slot, false);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(lrb_get_subbuf);
+
+/**
+ * lrb_put_subbuf() - release a sub-buffer taken by the reader
+ * @buf: the buffer
+ * @sb: the sub-buffer from lrb_get_next_subbuf() or lrb_get_subbuf()
+ */
+void lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long idx, tag;
+
+	/* done reading before writers may reuse the pages */
+	smp_mb();
+	buf->holding = false;
+	if (chan->cfg->mode == LRB_MODE_DISCARD) {
+		if (sb->consuming)
+			lrb_atomic_set(&buf->consumed,
+				       sb->pos + chan->subbuf_size);
+		return;
+	}
+	if (!sb->consuming) {
+		idx = lrb_subbuf_index(chan, sb->pos);
+		tag = lrb_delivered_tag(chan, sb->pos);
+		/* put the pages back where they were, if still unused */
+		if (lrb_atomic_cmpxchg(&buf->wsb[idx], buf->spare | tag,
+				       sb->slot | tag) == (buf->spare | tag))
+			return;
+	}
+	buf->spare = sb->slot;
+}
+EXPORT_SYMBOL_GPL(lrb_put_subbuf);
+
+/**
+ * lrb_positions() - sample the read and write positions
+ * @buf: the buffer
+ * @consumed: receives the read position
+ * @produced: receives the write position
+ */
+void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
+		   unsigned long *produced)
+{
+	*consumed = lrb_atomic_read(&buf->consumed);
+	*produced = lrb_v_read(lrb_per_cpu(buf->chan->cfg), &buf->offset);
+}
+EXPORT_SYMBOL_GPL(lrb_positions);
+
+/**
+ * lrb_subbuf_copy() - copy bytes out of a held sub-buffer
+ * @chan: the channel
+ * @sb: the held sub-buffer
+ * @offset: first byte, from the start of the packet
+ * @dst: destination
+ * @len: bytes
+ *
+ * Return: 0, or -EINVAL if the range is not inside the packet.
+ */
+int lrb_subbuf_copy(const struct lrb_chan *chan, const struct lrb_subbuf *sb,
+		    unsigned long offset, void *dst, unsigned long len)
+{
+	if (offset > chan->subbuf_size || len > chan->subbuf_size - offset)
+		return -EINVAL;
+	lrb_pages_copy_out(sb->pages, offset, dst, len);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(lrb_subbuf_copy);
+
+/**
+ * lrb_buf_stats() - sample a buffer's counters
+ * @buf: the buffer
+ * @stats: receives them
+ */
+void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats)
+{
+	bool per_cpu = lrb_per_cpu(buf->chan->cfg);
+
+	lrb_positions(buf, &stats->consumed, &stats->produced);
+	stats->lost_full = lrb_v_read(per_cpu, &buf->lost_full);
+	stats->lost_wrap = lrb_v_read(per_cpu, &buf->lost_wrap);
+	stats->lost_big = lrb_v_read(per_cpu, &buf->lost_big);
+	stats->lost_nest = lrb_v_read(per_cpu, &buf->lost_nest);
+	stats->lost_packets = lrb_atomic_read(&buf->lost_packets);
+}
+EXPORT_SYMBOL_GPL(lrb_buf_stats);

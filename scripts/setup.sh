@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what lrb needs to build and test, idempotently, from Debian's
+# archive: the compiler, liburcu, and the newest 6.12 kernel headers apt
+# offers. Runs as root (or through sudo when it is available).
+set -euo pipefail
+
+packages=(build-essential pkg-config liburcu-dev linux-libc-dev sparse rsync
+	  linux-source-6.12 xz-utils)
+
+say() { echo "lrb setup: $*" >&2; }
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null; then
+		sudo "$@"
+	else
+		say "need root to run: $*"
+		say "run this script as root, or install sudo"
+		exit 1
+	fi
+}
+
+apt_updated=
+apt_update_once() {
+	if [ -z "$apt_updated" ]; then
+		say "updating the package lists (apt-get update)"
+		as_root apt-get update -qq
+		apt_updated=1
+	fi
+}
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+
+# Newest Debian 6.12 generic headers: linux-headers-6.12.N+deb12-amd64.
+if ! headers=$(scripts/kdir.sh --package 2>/dev/null); then
+	apt_update_once
+	headers=$(scripts/kdir.sh --package)
+fi
+dpkg -s "$headers" >/dev/null 2>&1 || missing+=("$headers")
+
+if [ ${#missing[@]} -gt 0 ]; then
+	apt_update_once
+	say "installing ${missing[*]}"
+	as_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+say "ready (kernel headers: $headers)"

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the lrb test suite: user-space unit and stress tests (release, ASan +
+# UBSan, TSan), the kernel build of the core, and the style checks. Every
+# program ends with "N passed, M failed"; this sums them and ends the same
+# way. Exit status is non-zero if anything failed.
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+B=build
+STRESS_SECONDS=${STRESS_SECONDS:-10}
+SAN_SECONDS=${SAN_SECONDS:-3}
+passed=0
+failed=0
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+run() {
+	local name=$1 out=$log/$1.out rc p f line
+	shift
+	printf '%-34s ' "$name"
+	"$@" >"$out" 2>&1
+	rc=$?
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	p=$(sed -E 's/.*\b([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.*\b([0-9]+) failed.*/\1/' <<<"$line")
+	[ -n "$line" ] || { p=0; f=0; }
+	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -eq 0 ]; then
+		echo "ok ($p checks)"
+	else
+		echo "FAILED (exit $rc, $p passed, $f failed); last lines:"
+		tail -n 30 "$out" | sed 's/^/    /'
+	fi
+}
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+
+for v in rel asan; do
+	for t in unit_api unit_decode unit_badinput; do
+		run "$t [$v]" $B/$v/tests/$t
+	done
+done
+for mode in discard overwrite; do
+	run "stress $mode ${STRESS_SECONDS}s [rel]" \
+		$B/rel/tests/stress --mode $mode --seconds "$STRESS_SECONDS"
+	run "stress $mode global [rel]" \
+		$B/rel/tests/stress --mode $mode --seconds "$SAN_SECONDS" \
+		--alloc global --layout large
+	run "stress $mode ${SAN_SECONDS}s [asan]" \
+		$B/asan/tests/stress --mode $mode --seconds "$SAN_SECONDS"
+	run "stress $mode ${SAN_SECONDS}s [tsan]" \
+		$B/tsan/tests/stress --mode $mode --seconds "$SAN_SECONDS"
+done
+run "kernel build (W=1, no warnings)" tests/kernel-build.sh
+run "style (checkpatch, sparse)" tests/style.sh
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

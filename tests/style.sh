@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Kernel style checks: checkpatch.pl --strict (from Debian's
+# linux-source-6.12, extracted once into ~/.cache/lrb) on every kernel and
+# core source, and sparse on the kernel build.
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+tarball=$(ls /usr/src/linux-source-6.12.tar.xz 2>/dev/null)
+if [ -z "$tarball" ]; then
+	echo "style: /usr/src/linux-source-6.12.tar.xz missing; run scripts/setup.sh"
+	echo "style: 0 passed, 1 failed"
+	exit 1
+fi
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/lrb/checkpatch-$(stat -c %Y "$tarball")
+if [ ! -x "$cache/scripts/checkpatch.pl" ]; then
+	echo "style: extracting checkpatch.pl from $tarball" >&2
+	mkdir -p "$cache"
+	tar -xJf "$tarball" -C "$cache" --strip-components=1 \
+		--wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch' || exit 1
+fi
+
+# The user-space port defines the kernel's own vocabulary (u32, likely,
+# smp_wmb, __always_inline, EXPORT_SYMBOL_GPL...) on top of libc and
+# liburcu; checkpatch's advice to use those very names does not apply there.
+user_port_ignore=PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO
+user_port_ignore+=,COMPLEX_MACRO,MEMORY_BARRIER,EXPORT_SYMBOL,MACRO_ARG_UNUSED
+user_port_ignore+=,MACRO_ARG_REUSE,ARCH_DEFINES,NEW_TYPEDEFS
+
+passed=0
+failed=0
+for f in lib/*.c lib/*.h include/lrb/*.h include/lrb/port/*.h \
+	 include/uapi/lrb/*.h kernel-module/main.c; do
+	ignore=
+	[ "$f" = include/lrb/port/user.h ] && ignore="--ignore $user_port_ignore"
+	# shellcheck disable=SC2086
+	if out=$("$cache/scripts/checkpatch.pl" --strict --no-tree --quiet \
+		 --show-types $ignore -f "$f" 2>&1) && [ -z "$out" ]; then
+		passed=$((passed + 1))
+	else
+		echo "$out"
+		failed=$((failed + 1))
+	fi
+done
+echo "checkpatch: $passed files clean, $failed with reports"
+
+if SPARSE=1 tests/kernel-build.sh >/tmp/lrb-sparse.$$ 2>&1; then
+	passed=$((passed + 1))
+else
+	cat /tmp/lrb-sparse.$$
+	failed=$((failed + 1))
+fi
+rm -f /tmp/lrb-sparse.$$
+echo "style: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
