@@ -148,30 +148,35 @@ static void **lrb_writer_pages(struct lrb_buf *buf, unsigned long pos)
 	return lrb_slot_pages(chan, buf, slot);
 }
 
-/* Fill the closing fields of the header of a packet of @content bytes. */
+/*
+ * Fill the closing fields of the header of a packet of @content bytes. The
+ * closer owns them, the opener owns the others: a nested writer may close
+ * a packet before the writer that opened it has written its header.
+ */
 static void lrb_end_packet(struct lrb_buf *buf, void **pages,
-			   unsigned long content, u64 tsc)
+			   unsigned long content, u64 tsc,
+			   unsigned long discarded)
 {
 	const struct lrb_chan *chan = buf->chan;
 	struct lrb_packet_header *ph = pages[0];
 
 	ph->timestamp_end = tsc;
 	ph->content_size = (u64)content * 8;
-	ph->packet_size = (u64)chan->subbuf_size * 8;
-	ph->events_discarded = lrb_buf_lost(buf);
+	ph->events_discarded = discarded;
 	if (chan->cfg->cb.packet_end)
 		chan->cfg->cb.packet_end(buf, ph);
 }
 
 /* Close the packet whose content ends at @old: pad it and commit the pad. */
-static void lrb_close_packet(struct lrb_buf *buf, unsigned long old, u64 tsc)
+static void lrb_close_packet(struct lrb_buf *buf, unsigned long old, u64 tsc,
+			     unsigned long discarded)
 {
 	const struct lrb_chan *chan = buf->chan;
 	unsigned long content = lrb_subbuf_offset(chan, old);
 	unsigned long pad = chan->subbuf_size - content;
 	void **pages = lrb_writer_pages(buf, old);
 
-	lrb_end_packet(buf, pages, content, tsc);
+	lrb_end_packet(buf, pages, content, tsc, discarded);
 	lrb_pages_fill(pages, content, NULL, pad);
 	lrb_commit_bytes(buf, old, pad);
 }
@@ -206,11 +211,8 @@ static void lrb_open_packet(struct lrb_buf *buf, unsigned long start, u64 tsc)
 	ph->magic = LRB_PACKET_MAGIC;
 	ph->stream_id = chan->stream_id;
 	ph->timestamp_begin = tsc;
-	ph->timestamp_end = 0;
-	ph->content_size = 0;
 	ph->packet_size = (u64)chan->subbuf_size * 8;
 	ph->packet_seq_num = start >> chan->subbuf_order;
-	ph->events_discarded = 0;
 	ph->cpu_id = buf->cpu;
 	ph->header_size = LRB_PACKET_HEADER_SIZE;
 	if (chan->cfg->cb.packet_begin)
@@ -260,7 +262,7 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 	struct lrb_buf *buf = ctx->buf;
 	const struct lrb_config *cfg = chan->cfg;
 	bool per_cpu = lrb_per_cpu(cfg);
-	unsigned long old, begin, end, start = 0, slot_len;
+	unsigned long old, begin, end, start = 0, slot_len, discarded;
 	bool close_old, open_new;
 	u32 header_len;
 	int ret;
@@ -293,11 +295,16 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 			begin += LRB_PACKET_HEADER_SIZE;
 		}
 		end = begin + slot_len;
+		/*
+		 * Sampled before the packet is closed, so that packets closed
+		 * later, by writers nesting in this one, never show less.
+		 */
+		discarded = lrb_buf_lost(buf);
 	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, old, end) != old);
 
 	lrb_v_set(per_cpu, &buf->last_tsc, ctx->tsc);
 	if (close_old)
-		lrb_close_packet(buf, old, ctx->tsc);
+		lrb_close_packet(buf, old, ctx->tsc, discarded);
 	if (open_new)
 		lrb_open_packet(buf, start, ctx->tsc);
 	ctx->begin = begin;
@@ -305,7 +312,7 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 	/* a record ending on the boundary closes its packet: no padding */
 	if (!lrb_subbuf_offset(chan, end))
 		lrb_end_packet(buf, lrb_writer_pages(buf, begin),
-			       chan->subbuf_size, ctx->tsc);
+			       chan->subbuf_size, ctx->tsc, discarded);
 	lrb_open_record(cfg, ctx, header_len);
 	return 0;
 }
@@ -316,7 +323,7 @@ static void lrb_switch_packet(void *arg)
 	struct lrb_buf *buf = arg;
 	const struct lrb_chan *chan = buf->chan;
 	bool per_cpu = lrb_chan_per_cpu(chan);
-	unsigned long old, end;
+	unsigned long old, end, discarded;
 	u64 tsc;
 
 	do {
@@ -326,8 +333,9 @@ static void lrb_switch_packet(void *arg)
 			return;
 		tsc = chan->cfg->cb.clock_read();
 		end = (old | (chan->subbuf_size - 1)) + 1;
+		discarded = lrb_buf_lost(buf);
 	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, old, end) != old);
-	lrb_close_packet(buf, old, tsc);
+	lrb_close_packet(buf, old, tsc, discarded);
 }
 
 /**
