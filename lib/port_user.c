@@ -57,16 +57,16 @@ static bool alloc_should_fail(void)
 	return false;
 }
 
+/* Cache-line aligned, as struct lrb_buf requires. */
 void *lrb_port_zalloc(unsigned long size, int node)
 {
 	void *p;
 
 	(void)node;
-	if (alloc_should_fail())
+	if (alloc_should_fail() || posix_memalign(&p, CAA_CACHE_LINE_SIZE, size))
 		return NULL;
-	p = calloc(1, size);
-	if (p)
-		uatomic_add(&live_allocs, 1);
+	memset(p, 0, size);
+	uatomic_add(&live_allocs, 1);
 	return p;
 }
 
@@ -151,18 +151,25 @@ void lrb_port_synchronize(void)
  */
 int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms)
 {
-	struct timespec ts = {
-		.tv_sec = timeout_ms / 1000,
-		.tv_nsec = (timeout_ms % 1000) * 1000000L,
-	};
-	int seq;
+	u64 deadline = lrb_clock_default() + timeout_ms * 1000000ULL;
+	bool ready;
 
 	uatomic_add_return(&buf->wait.waiters, 1);
-	seq = uatomic_read(&buf->wait.seq);
-	if (!lrb_buf_readable(buf))
+	for (;;) {
+		int seq = uatomic_read(&buf->wait.seq);
+		u64 now = lrb_clock_default();
+		struct timespec ts;
+
+		ready = lrb_buf_readable(buf);
+		if (ready || now >= deadline)
+			break;
+		ts.tv_sec = (deadline - now) / 1000000000ULL;
+		ts.tv_nsec = (deadline - now) % 1000000000ULL;
+		/* woken, interrupted by a signal or timed out: look again */
 		futex(&buf->wait.seq, FUTEX_WAIT_PRIVATE, seq, &ts);
+	}
 	uatomic_add(&buf->wait.waiters, -1);
-	return lrb_buf_readable(buf) ? 0 : -ETIMEDOUT;
+	return ready ? 0 : -ETIMEDOUT;
 }
 
 /**

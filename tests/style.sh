@@ -13,12 +13,13 @@ if [ -z "$tarball" ]; then
 	exit 1
 fi
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/lrb/checkpatch-$(stat -c %Y "$tarball")
-if [ ! -x "$cache/scripts/checkpatch.pl" ]; then
+if [ ! -x "$cache/scripts/checkpatch.pl" ] || [ ! -x "$cache/scripts/kernel-doc" ]; then
 	echo "style: extracting checkpatch.pl from $tarball" >&2
 	mkdir -p "$cache"
 	tar -xJf "$tarball" -C "$cache" --strip-components=1 \
 		--wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
-		'*/scripts/const_structs.checkpatch' || exit 1
+		'*/scripts/const_structs.checkpatch' '*/scripts/kernel-doc' ||
+		exit 1
 fi
 
 # The user-space port defines the kernel's own vocabulary (u32, likely,
@@ -44,6 +45,21 @@ for f in lib/*.c lib/*.h include/lrb/*.h include/lrb/port/*.h \
 	fi
 done
 echo "checkpatch: $passed files clean, $failed with reports"
+
+# kernel-doc: well-formed everywhere, and present on every exported symbol
+kdoc_files=(lib/*.c include/lrb/*.h include/lrb/port/*.h include/uapi/lrb/*.h)
+out=$(perl "$cache/scripts/kernel-doc" -none -Wall "${kdoc_files[@]}" 2>&1)
+for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' lib/*.c); do
+	grep -q "^ \* $sym() - " lib/*.c ||
+		out+=$'\n'"kernel-doc: exported $sym has no kernel-doc comment"
+done
+if [ -z "$out" ]; then
+	echo "kernel-doc: every exported function documented, no warnings"
+	passed=$((passed + 1))
+else
+	echo "$out"
+	failed=$((failed + 1))
+fi
 
 if SPARSE=1 tests/kernel-build.sh >/tmp/lrb-sparse.$$ 2>&1; then
 	passed=$((passed + 1))

@@ -18,11 +18,13 @@
 #define _LRB_PORT_USER_H
 
 /*
- * liburcu's read side is inlined, except under ThreadSanitizer, which
- * cannot see liburcu's inline assembly: there the library calls are used
- * and lrb's own atomics map to compiler builtins TSan understands.
+ * liburcu's read side is inlined, except under the sanitizers: TSan cannot
+ * see liburcu's inline assembly (lrb's own atomics then map to compiler
+ * builtins TSan understands), and UBSan flags liburcu-bp's reader entries,
+ * which liburcu 0.13 allocates less aligned than their type says.
  */
-#if !defined(_LGPL_SOURCE) && !defined(__SANITIZE_THREAD__)
+#if !defined(_LGPL_SOURCE) && !defined(__SANITIZE_THREAD__) && \
+	!defined(__SANITIZE_ADDRESS__)
 #define _LGPL_SOURCE
 #endif
 
@@ -224,10 +226,9 @@ static inline u64 lrb_clock_default(void)
 static inline u64 lrb_clock_cycles(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	unsigned int aux;
-
-	/* rdtscp, unlike rdtsc, waits for earlier loads (buffer positions) */
-	return __builtin_ia32_rdtscp(&aux);
+	/* lfence: rdtsc must not run before the load of the write position */
+	__builtin_ia32_lfence();
+	return __builtin_ia32_rdtsc();
 #else
 	return lrb_clock_default();
 #endif

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tiny helpers for the lrb user-space tests.
+ *
+ * CHECK(expr) and CHECK_EQ(a, b) count passed and failed checks and print
+ * file:line and the failing expression (with both values for CHECK_EQ)
+ * without stopping the program. TEST_RUN(fn) runs one test function,
+ * test_main_begin() arms a watchdog and test_main_end() prints the final
+ * "name: N passed, M failed" line and returns the exit status for main().
+ *
+ * The second half is the payload convention shared by the unit tests, so
+ * that one decoder callback can size every record they write:
+ * - ids TEST_ID_FIXED_MIN..TEST_ID_FIXED_MAX have fixed payloads of 1 to 8
+ *   bytes (id - TEST_ID_FIXED_MIN + 1);
+ * - id TEST_ID_UNKNOWN is unknown to the decoder (callback fails);
+ * - id TEST_ID_HUGE claims a payload of LONG_MAX bytes;
+ * - every other id carries a payload of at least 4 bytes whose first u32
+ *   is the payload length, then (from 8 bytes on) a u32 sequence number,
+ *   then pattern bytes derived from the sequence number.
+ */
+#ifndef _LRB_TEST_H
+#define _LRB_TEST_H
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lrb/lrb.h>
+#include <lrb/decode.h>
+
+/* Port hooks and helpers of lib/port_user.c not (yet) in a public header. */
+void lrb_port_fail_alloc_after(long n);
+long lrb_port_live_allocs(void);
+int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms);
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Failures printed in full; later ones are only counted. */
+#define TEST_MAX_REPORTS 200
+
+static int test_passed;
+static int test_failed;
+static const char *test_current = "";
+
+#define CHECK(expr)							\
+	do {								\
+		if (expr) {						\
+			test_passed++;					\
+		} else {						\
+			if (++test_failed <= TEST_MAX_REPORTS)		\
+				fprintf(stderr,				\
+					"%s:%d: %s: CHECK(%s) failed\n",\
+					__FILE__, __LINE__, test_current,\
+					#expr);				\
+		}							\
+	} while (0)
+
+#define CHECK_EQ(a, b)							\
+	do {								\
+		long long __a = (long long)(a);				\
+		long long __b = (long long)(b);				\
+		if (__a == __b) {					\
+			test_passed++;					\
+		} else {						\
+			if (++test_failed <= TEST_MAX_REPORTS)		\
+				fprintf(stderr,				\
+					"%s:%d: %s: CHECK_EQ(%s, %s) "	\
+					"failed: %lld (0x%llx) != "	\
+					"%lld (0x%llx)\n",		\
+					__FILE__, __LINE__, test_current,\
+					#a, #b, __a,			\
+					(unsigned long long)__a, __b,	\
+					(unsigned long long)__b);	\
+		}							\
+	} while (0)
+
+/* Fail the enclosing test function early (after counting the failure). */
+#define REQUIRE(expr)							\
+	do {								\
+		int __f = test_failed;					\
+		CHECK(expr);						\
+		if (test_failed != __f)					\
+			return;						\
+	} while (0)
+
+#define REQUIRE_EQ(a, b)						\
+	do {								\
+		int __f = test_failed;					\
+		CHECK_EQ(a, b);						\
+		if (test_failed != __f)					\
+			return;						\
+	} while (0)
+
+#define TEST_RUN(fn)							\
+	do {								\
+		int __f = test_failed;					\
+		test_current = #fn;					\
+		fn();							\
+		if (getenv("TEST_VERBOSE") || test_failed != __f)	\
+			fprintf(stderr, "%s %s\n",			\
+				test_failed != __f ? "FAIL" : "ok", #fn);\
+		test_current = "";					\
+	} while (0)
+
+static inline void test_watchdog(int sig)
+{
+	static const char msg[] = "test: watchdog expired, test hung\n";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(2);
+}
+
+/* Arm a watchdog so that a hang fails the program instead of blocking. */
+static inline void test_main_begin(unsigned int seconds)
+{
+	signal(SIGALRM, test_watchdog);
+	alarm(seconds);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+static inline int test_main_end(const char *name)
+{
+	alarm(0);
+	printf("%s: %d passed, %d failed\n", name, test_passed, test_failed);
+	return test_failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Payload convention (see the top of this file). */
+#define TEST_ID_UNKNOWN 13
+#define TEST_ID_HUGE 14
+#define TEST_ID_FIXED_MIN 16
+#define TEST_ID_FIXED_MAX 23
+
+static inline bool test_id_fixed(u32 id)
+{
+	return id >= TEST_ID_FIXED_MIN && id <= TEST_ID_FIXED_MAX;
+}
+
+static inline u32 test_fixed_len(u32 id)
+{
+	return id - TEST_ID_FIXED_MIN + 1;
+}
+
+static inline u8 test_pattern(u32 seq, u32 i)
+{
+	return (u8)(seq * 7 + i * 13 + 1);
+}
+
+/* Fill a payload of @len bytes for event @id with sequence number @seq. */
+static inline void test_fill_payload(u8 *p, u32 id, u32 len, u32 seq)
+{
+	u32 i = 0;
+
+	if (!test_id_fixed(id)) {
+		memcpy(p, &len, sizeof(len));
+		i = 4;
+		if (len >= 8) {
+			memcpy(p + 4, &seq, sizeof(seq));
+			i = 8;
+		}
+	}
+	for (; i < len; i++)
+		p[i] = test_pattern(seq, i);
+}
+
+/* True if the payload is what test_fill_payload() wrote. */
+static inline bool test_check_payload(const u8 *p, u32 id, u32 len, u32 seq)
+{
+	u32 i = 0, v;
+
+	if (!test_id_fixed(id)) {
+		if (len < 4)
+			return false;
+		memcpy(&v, p, sizeof(v));
+		if (v != len)
+			return false;
+		i = 4;
+		if (len >= 8) {
+			memcpy(&v, p + 4, sizeof(v));
+			if (v != seq)
+				return false;
+			i = 8;
+		}
+	}
+	for (; i < len; i++)
+		if (p[i] != test_pattern(seq, i))
+			return false;
+	return true;
+}
+
+/* Sequence number carried by a length-prefixed payload of >= 8 bytes. */
+static inline u32 test_payload_seq(const u8 *p)
+{
+	u32 seq;
+
+	memcpy(&seq, p + 4, sizeof(seq));
+	return seq;
+}
+
+/* lrb_decoder.payload_size for the convention above. */
+static inline long test_payload_size(const struct lrb_decoder *dec, u32 id,
+				     const u8 *payload, unsigned long avail)
+{
+	u32 len;
+
+	(void)dec;
+	if (test_id_fixed(id))
+		return test_fixed_len(id);
+	if (id == TEST_ID_UNKNOWN)
+		return -ENOENT;
+	if (id == TEST_ID_HUGE)
+		return LONG_MAX;
+	if (avail < sizeof(len))
+		return -EBADMSG;
+	memcpy(&len, payload, sizeof(len));
+	if (len < sizeof(len))
+		return -EBADMSG;
+	return len;
+}
+
+#endif /* _LRB_TEST_H */
