@@ -44,13 +44,12 @@ static unsigned int lrb_order(unsigned long x)
 static int lrb_check_attr(const struct lrb_config *cfg,
 			  const struct lrb_chan_attr *attr)
 {
-	unsigned long min_subbufs = cfg->mode == LRB_MODE_OVERWRITE ? 2 : 1;
-
 	if (!lrb_is_pow2(attr->subbuf_size) ||
 	    attr->subbuf_size < LRB_MIN_SUBBUF_SIZE ||
 	    attr->subbuf_size > LRB_MAX_SUBBUF_SIZE)
 		return -EINVAL;
-	if (!lrb_is_pow2(attr->num_subbuf) || attr->num_subbuf < min_subbufs ||
+	/* with one sub-buffer, writers could never close the packet */
+	if (!lrb_is_pow2(attr->num_subbuf) || attr->num_subbuf < 2 ||
 	    attr->num_subbuf > LRB_MAX_NUM_SUBBUF)
 		return -EINVAL;
 	/* a lap number needs some bits of a position */

@@ -302,7 +302,6 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 		discarded = lrb_buf_lost(buf);
 	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, old, end) != old);
 
-	lrb_v_set(per_cpu, &buf->last_tsc, ctx->tsc);
 	if (close_old)
 		lrb_close_packet(buf, old, ctx->tsc, discarded);
 	if (open_new)

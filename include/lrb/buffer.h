@@ -32,7 +32,8 @@
 /**
  * struct lrb_buf - one ring of sub-buffers (per CPU, or the global one)
  * @offset: write position: where the next record will be reserved
- * @last_tsc: timestamp of the last reserved record, to pick header forms
+ * @last_tsc: timestamp of a recently committed record: the reference a
+ *	writer compares its timestamp with to pick the compact header
  * @commit: per sub-buffer, bytes committed in all laps so far
  * @wsb: overwrite mode: per sub-buffer, slot, noref flag and lap
  * @pages: page addresses, chan->pages_per_subbuf per slot

@@ -217,7 +217,6 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 		goto slow;
 	if (unlikely(lrb_v_cmpxchg(per_cpu, &buf->offset, begin, end) != begin))
 		goto slow;
-	lrb_v_set(per_cpu, &buf->last_tsc, ctx->tsc);
 	ctx->begin = begin;
 	ctx->end = end;
 	lrb_open_record(cfg, ctx, header_len);
@@ -252,6 +251,13 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 
 	if (pad)
 		memset(lrb_ctx_addr(ctx, ctx->end - pad), 0, pad);
+	/*
+	 * Only committed records become the reference for the compact
+	 * timestamps of later ones: a discarded reservation never does, and
+	 * every value stored here precedes, in buffer order, any writer that
+	 * reads it, so the choice of header errs only towards the full form.
+	 */
+	lrb_v_set(lrb_per_cpu(cfg), &buf->last_tsc, ctx->tsc);
 	/* the record's bytes before the count that publishes them */
 	smp_wmb();
 	cc = lrb_v_add_return(lrb_per_cpu(cfg), ctx->end - ctx->begin,
@@ -267,9 +273,7 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
  * @cfg: the client's constant configuration
  * @ctx: the reservation
  *
- * Succeeds only if nothing was reserved in the buffer after @ctx. The next
- * record then carries a full timestamp, since the discarded one can no
- * longer serve as its reference.
+ * Succeeds only if nothing was reserved in the buffer after @ctx.
  *
  * Return: 0 if the reservation is gone (do not commit it), -EBUSY if a
  * later record exists: the caller must commit this one.
@@ -277,11 +281,8 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
 					   struct lrb_ctx *ctx)
 {
-	bool per_cpu = lrb_per_cpu(cfg);
-
-	lrb_v_set(per_cpu, &ctx->buf->last_tsc, 0);
-	if (lrb_v_cmpxchg(per_cpu, &ctx->buf->offset, ctx->end, ctx->begin) !=
-	    ctx->end)
+	if (lrb_v_cmpxchg(lrb_per_cpu(cfg), &ctx->buf->offset, ctx->end,
+			  ctx->begin) != ctx->end)
 		return -EBUSY;
 	lrb_port_nesting_dec();
 	lrb_port_writer_end();

@@ -22,10 +22,10 @@
 /**
  * struct lrb_chan_attr - run-time attributes of a channel
  * @subbuf_size: bytes per sub-buffer: a power of two, at least a page
- * @num_subbuf: sub-buffers per buffer: a power of two, at least 1 in
- *	discard mode and 2 in overwrite mode
+ * @num_subbuf: sub-buffers per buffer: a power of two, at least 2
  * @nr_cpus: buffers of a per-CPU channel; in the kernel it must be
- *	lrb_possible_cpus(). User space accepts any count and maps CPU c to
+ *	nr_cpu_ids (a buffer for every possible CPU). User space accepts any
+ *	count (lrb_possible_cpus() is the natural one) and maps CPU c to
  *	buffer c % nr_cpus. Ignored (but must not be 0) for global channels.
  * @stream_id: CTF stream id written into every packet header
  * @priv: client data, left in chan->priv

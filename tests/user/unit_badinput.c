@@ -112,7 +112,7 @@ static const struct geo_case geo_cases[] = {
 	{ &cfg_dgc, 1UL << 63, 1, 1, -EINVAL, "subbuf 2^63" },
 	{ &cfg_dgc, ~0UL, 1, 1, -EINVAL, "subbuf ~0" },
 	{ &cfg_dgc, 4096, 0, 1, -EINVAL, "num_subbuf 0" },
-	{ &cfg_dgc, 4096, 1, 1, 0, "discard, num_subbuf 1" },
+	{ &cfg_dgc, 4096, 1, 1, -EINVAL, "discard, num_subbuf 1" },
 	{ &cfg_dgc, 4096, 3, 1, -EINVAL, "num_subbuf 3" },
 	{ &cfg_dgc, 4096, 6, 1, -EINVAL, "num_subbuf 6" },
 	{ &cfg_dgc, 4096, 32769, 1, -EINVAL, "num_subbuf 32769" },
@@ -125,7 +125,7 @@ static const struct geo_case geo_cases[] = {
 	{ &cfg_ogc, 4096, 2, 1, 0, "overwrite, num_subbuf 2" },
 	{ &cfg_dgc, 4096, 4, 0, -EINVAL, "global, nr_cpus 0" },
 	{ &alloc_cfgs[0], 4096, 4, 0, -EINVAL, "per-cpu, nr_cpus 0" },
-	{ &alloc_cfgs[0], 4096, 1, 64, 0, "per-cpu, nr_cpus 64" },
+	{ &alloc_cfgs[0], 4096, 2, 64, 0, "per-cpu, nr_cpus 64" },
 	{ &cfg_dgc, 4096, 4, 1000, 0, "global, nr_cpus ignored" },
 	{ &cfg_bits0, 4096, 4, 1, -EINVAL, "compact, tsc_bits 0" },
 	{ &cfg_bits1, 4096, 4, 1, 0, "compact, tsc_bits 1" },
@@ -190,7 +190,7 @@ static void test_geometry(void)
  */
 static void test_max_geometry(void)
 {
-	struct lrb_chan_attr attr = { .num_subbuf = 1, .nr_cpus = 1 };
+	struct lrb_chan_attr attr = { .num_subbuf = 2, .nr_cpus = 1 };
 	struct lrb_chan *chan = NULL;
 	long before = lrb_port_live_allocs();
 	int ret;
@@ -504,7 +504,7 @@ static void test_oversize(void)
 static void test_full(void)
 {
 	struct lrb_chan_attr attr = {
-		.subbuf_size = 4096, .num_subbuf = 1, .nr_cpus = 1,
+		.subbuf_size = 4096, .num_subbuf = 2, .nr_cpus = 1,
 	};
 	unsigned long ok = 0, full = 0, i;
 	struct lrb_chan *chan;
@@ -523,8 +523,9 @@ static void test_full(void)
 		else
 			CHECK_EQ(ret, -ENOBUFS);
 	}
-	CHECK_EQ(ok, 38);
-	CHECK_EQ(full, 62);
+	/* 38 records of 104 bytes per packet, two packets */
+	CHECK_EQ(ok, 76);
+	CHECK_EQ(full, 24);
 	check_lost(buf, full, 0, 0);
 	/* a record needing a reservation fails the same way */
 	{
