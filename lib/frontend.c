@@ -229,19 +229,102 @@ static void lrb_open_packet(struct lrb_buf *buf, unsigned long start, u64 tsc)
 static int lrb_check_space(struct lrb_buf *buf, unsigned long start)
 {
 	const struct lrb_chan *chan = buf->chan;
-	bool per_cpu = lrb_chan_per_cpu(chan);
 	unsigned long cc;
 
 	if (chan->cfg->mode == LRB_MODE_DISCARD &&
-	    start - lrb_atomic_read(&buf->consumed) >= lrb_buf_size(chan)) {
-		lrb_v_inc(per_cpu, &buf->lost_full);
+	    start - lrb_atomic_read(&buf->consumed) >= lrb_buf_size(chan))
 		return -ENOBUFS;
-	}
-	cc = lrb_v_read(per_cpu, &buf->commit[lrb_subbuf_index(chan, start)]);
-	if (!lrb_commit_done(chan, cc, lrb_lap(chan, start))) {
-		lrb_v_inc(per_cpu, &buf->lost_wrap);
+	cc = lrb_v_read(lrb_chan_per_cpu(chan),
+			&buf->commit[lrb_subbuf_index(chan, start)]);
+	if (!lrb_commit_done(chan, cc, lrb_lap(chan, start)))
 		return -EAGAIN;
+	return 0;
+}
+
+static int lrb_count_lost(struct lrb_buf *buf, int err)
+{
+	bool per_cpu = lrb_chan_per_cpu(buf->chan);
+
+	if (err == -ENOBUFS)
+		lrb_v_inc(per_cpu, &buf->lost_full);
+	else if (err == -EAGAIN)
+		lrb_v_inc(per_cpu, &buf->lost_wrap);
+	else
+		lrb_v_inc(per_cpu, &buf->lost_big);
+	return err;
+}
+
+/**
+ * struct lrb_slot_plan - what a slow-path reservation will do
+ * @offset: write position (with its discard generation) the plan is for
+ * @old: that write position
+ * @start: the packet to open, if @open_new
+ * @begin: position of the record
+ * @end: position after the record
+ * @discarded: loss count sampled for the packet closed, if any
+ * @header_len: record header bytes
+ * @close_old: the packet at @old must be closed and padded
+ * @open_new: a packet must be opened at @start
+ */
+struct lrb_slot_plan {
+	unsigned long offset;
+	unsigned long old;
+	unsigned long start;
+	unsigned long begin;
+	unsigned long end;
+	unsigned long discarded;
+	u32 header_len;
+	bool close_old;
+	bool open_new;
+};
+
+/*
+ * Plan the reservation of @ctx from the current write position.
+ * Return: 0, a negative loss to count, or 1 if the position moved while the
+ * plan was made and it must be made again.
+ */
+static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
+{
+	struct lrb_chan *chan = ctx->chan;
+	struct lrb_buf *buf = ctx->buf;
+	const struct lrb_config *cfg = chan->cfg;
+	bool per_cpu = lrb_per_cpu(cfg);
+	unsigned long slot_len, used;
+	int ret;
+
+	p->offset = lrb_v_read(per_cpu, &buf->offset);
+	p->old = lrb_write_pos(p->offset);
+	ctx->tsc = cfg->cb.clock_read();
+	p->header_len = lrb_header_len(cfg, ctx->id,
+				       ctx->tsc -
+				       lrb_v_read(per_cpu, &buf->last_tsc));
+	slot_len = lrb_slot_len(p->header_len, ctx->len);
+	if (slot_len > chan->subbuf_size - LRB_PACKET_HEADER_SIZE)
+		return -EMSGSIZE;
+	used = lrb_subbuf_offset(chan, p->old);
+	p->open_new = !used;
+	p->close_old = used && used + slot_len > chan->subbuf_size;
+	p->begin = p->old;
+	p->start = p->old;
+	if (p->close_old) {
+		p->begin = (p->old | (chan->subbuf_size - 1)) + 1;
+		p->open_new = true;
 	}
+	if (p->open_new) {
+		p->start = p->begin;
+		ret = lrb_check_space(buf, p->start);
+		if (ret)
+			/* another writer may have opened it meanwhile */
+			return lrb_v_read(per_cpu, &buf->offset) == p->offset ?
+				       ret : 1;
+		p->begin += LRB_PACKET_HEADER_SIZE;
+	}
+	p->end = p->begin + slot_len;
+	/*
+	 * Sampled before the packet is closed, so that packets closed later,
+	 * by writers nesting in this one, never show less.
+	 */
+	p->discarded = lrb_buf_lost(buf);
 	return 0;
 }
 
@@ -260,59 +343,31 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 {
 	struct lrb_chan *chan = ctx->chan;
 	struct lrb_buf *buf = ctx->buf;
-	const struct lrb_config *cfg = chan->cfg;
-	bool per_cpu = lrb_per_cpu(cfg);
-	unsigned long old, begin, end, start = 0, slot_len, discarded;
-	bool close_old, open_new;
-	u32 header_len;
+	bool per_cpu = lrb_chan_per_cpu(chan);
+	struct lrb_slot_plan p;
 	int ret;
 
-	do {
-		old = lrb_v_read(per_cpu, &buf->offset);
-		ctx->tsc = cfg->cb.clock_read();
-		header_len = lrb_header_len(cfg, ctx->id,
-					    ctx->tsc -
-					    lrb_v_read(per_cpu, &buf->last_tsc));
-		slot_len = lrb_slot_len(header_len, ctx->len);
-		if (slot_len > chan->subbuf_size - LRB_PACKET_HEADER_SIZE) {
-			lrb_v_inc(per_cpu, &buf->lost_big);
-			return -EMSGSIZE;
-		}
-		begin = old;
-		open_new = !lrb_subbuf_offset(chan, old);
-		close_old = !open_new &&
-			    lrb_subbuf_offset(chan, old) + slot_len >
-				    chan->subbuf_size;
-		if (close_old) {
-			begin = (old | (chan->subbuf_size - 1)) + 1;
-			open_new = true;
-		}
-		if (open_new) {
-			start = begin;
-			ret = lrb_check_space(buf, start);
-			if (ret)
-				return ret;
-			begin += LRB_PACKET_HEADER_SIZE;
-		}
-		end = begin + slot_len;
-		/*
-		 * Sampled before the packet is closed, so that packets closed
-		 * later, by writers nesting in this one, never show less.
-		 */
-		discarded = lrb_buf_lost(buf);
-	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, old, end) != old);
+	for (;;) {
+		ret = lrb_plan_slot(ctx, &p);
+		if (ret < 0)
+			return lrb_count_lost(buf, ret);
+		ctx->gen = p.offset & LRB_OFFSET_GEN_MASK;
+		if (!ret && lrb_v_cmpxchg(per_cpu, &buf->offset, p.offset,
+					  p.end | ctx->gen) == p.offset)
+			break;
+	}
 
-	if (close_old)
-		lrb_close_packet(buf, old, ctx->tsc, discarded);
-	if (open_new)
-		lrb_open_packet(buf, start, ctx->tsc);
-	ctx->begin = begin;
-	ctx->end = end;
+	if (p.close_old)
+		lrb_close_packet(buf, p.old, ctx->tsc, p.discarded);
+	if (p.open_new)
+		lrb_open_packet(buf, p.start, ctx->tsc);
+	ctx->begin = p.begin;
+	ctx->end = p.end;
 	/* a record ending on the boundary closes its packet: no padding */
-	if (!lrb_subbuf_offset(chan, end))
-		lrb_end_packet(buf, lrb_writer_pages(buf, begin),
-			       chan->subbuf_size, ctx->tsc, discarded);
-	lrb_open_record(cfg, ctx, header_len);
+	if (!lrb_subbuf_offset(chan, p.end))
+		lrb_end_packet(buf, lrb_writer_pages(buf, p.begin),
+			       chan->subbuf_size, ctx->tsc, p.discarded);
+	lrb_open_record(chan->cfg, ctx, p.header_len);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(lrb_reserve_slow);
@@ -322,18 +377,20 @@ static void lrb_switch_packet(void *arg)
 	struct lrb_buf *buf = arg;
 	const struct lrb_chan *chan = buf->chan;
 	bool per_cpu = lrb_chan_per_cpu(chan);
-	unsigned long old, end, discarded;
+	unsigned long offset, old, end, discarded;
 	u64 tsc;
 
 	do {
-		old = lrb_v_read(per_cpu, &buf->offset);
+		offset = lrb_v_read(per_cpu, &buf->offset);
+		old = lrb_write_pos(offset);
 		/* nothing open, or a packet holding no record yet */
 		if (lrb_subbuf_offset(chan, old) <= LRB_PACKET_HEADER_SIZE)
 			return;
 		tsc = chan->cfg->cb.clock_read();
 		end = (old | (chan->subbuf_size - 1)) + 1;
 		discarded = lrb_buf_lost(buf);
-	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, old, end) != old);
+	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
+			       end | (offset & LRB_OFFSET_GEN_MASK)) != offset);
 	lrb_close_packet(buf, old, tsc, discarded);
 }
 

@@ -241,7 +241,8 @@ void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 		   unsigned long *produced)
 {
 	*consumed = lrb_atomic_read(&buf->consumed);
-	*produced = lrb_v_read(lrb_per_cpu(buf->chan->cfg), &buf->offset);
+	*produced = lrb_write_pos(lrb_v_read(lrb_per_cpu(buf->chan->cfg),
+					     &buf->offset));
 }
 EXPORT_SYMBOL_GPL(lrb_positions);
 

@@ -29,9 +29,19 @@
 #define LRB_WSB_TAG_SHIFT (LRB_SLOT_BITS + 1)
 #define LRB_MAX_SUBBUF_ORDER 30
 
+/*
+ * Positions are multiples of LRB_RECORD_ALIGN, so the low bits of the write
+ * position are free: they count discards. A discard moves the position
+ * back, and a writer that read the old value before the discard must not
+ * see its compare-and-swap succeed when the position returns to it: its
+ * timestamp could then be older than the record placed before it.
+ */
+#define LRB_OFFSET_GEN_MASK ((unsigned long)LRB_RECORD_ALIGN - 1)
+
 /**
  * struct lrb_buf - one ring of sub-buffers (per CPU, or the global one)
- * @offset: write position: where the next record will be reserved
+ * @offset: write position: where the next record will be reserved, with
+ *	a discard generation in its low bits (see %LRB_OFFSET_GEN_MASK)
  * @last_tsc: timestamp of a recently committed record: the reference a
  *	writer compares its timestamp with to pick the compact header
  * @commit: per sub-buffer, bytes committed in all laps so far
@@ -114,6 +124,12 @@ static __always_inline unsigned long lrb_lap(const struct lrb_chan *chan,
 					     unsigned long pos)
 {
 	return pos >> (chan->subbuf_order + chan->num_subbuf_order);
+}
+
+/* The write position of a buffer, without its discard generation. */
+static __always_inline unsigned long lrb_write_pos(unsigned long offset)
+{
+	return offset & ~LRB_OFFSET_GEN_MASK;
 }
 
 static __always_inline unsigned long lrb_buf_size(const struct lrb_chan *chan)

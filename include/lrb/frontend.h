@@ -29,6 +29,7 @@
  * @tsc: the record's timestamp
  * @id: event id
  * @len: payload bytes
+ * @gen: discard generation of the write position the slot was taken from
  */
 struct lrb_ctx {
 	struct lrb_chan *chan;
@@ -40,6 +41,7 @@ struct lrb_ctx {
 	u64 tsc;
 	u32 id;
 	u32 len;
+	unsigned long gen;
 };
 
 int lrb_reserve_slow(struct lrb_ctx *ctx);
@@ -187,7 +189,7 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 				       struct lrb_ctx *ctx, u32 id, u32 len)
 {
 	bool per_cpu = lrb_per_cpu(cfg);
-	unsigned long begin, end;
+	unsigned long offset, begin, end;
 	struct lrb_buf *buf;
 	u32 header_len;
 	int ret;
@@ -205,7 +207,8 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	ctx->id = id;
 	ctx->len = len;
 
-	begin = lrb_v_read(per_cpu, &buf->offset);
+	offset = lrb_v_read(per_cpu, &buf->offset);
+	begin = lrb_write_pos(offset);
 	if (unlikely(!lrb_subbuf_offset(chan, begin)))
 		goto slow;
 	ctx->tsc = cfg->cb.clock_read();
@@ -215,7 +218,9 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	/* the slot must end inside this sub-buffer, not on its boundary */
 	if (unlikely((begin ^ end) >> chan->subbuf_order))
 		goto slow;
-	if (unlikely(lrb_v_cmpxchg(per_cpu, &buf->offset, begin, end) != begin))
+	ctx->gen = offset & LRB_OFFSET_GEN_MASK;
+	if (unlikely(lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
+				   end | ctx->gen) != offset))
 		goto slow;
 	ctx->begin = begin;
 	ctx->end = end;
@@ -273,7 +278,8 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
  * @cfg: the client's constant configuration
  * @ctx: the reservation
  *
- * Succeeds only if nothing was reserved in the buffer after @ctx.
+ * Succeeds only if nothing was reserved in the buffer after @ctx. The
+ * position moves back, and its discard generation forward.
  *
  * Return: 0 if the reservation is gone (do not commit it), -EBUSY if a
  * later record exists: the caller must commit this one.
@@ -281,8 +287,11 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
 					   struct lrb_ctx *ctx)
 {
-	if (lrb_v_cmpxchg(lrb_per_cpu(cfg), &ctx->buf->offset, ctx->end,
-			  ctx->begin) != ctx->end)
+	unsigned long gen = (ctx->gen + 1) & LRB_OFFSET_GEN_MASK;
+
+	if (lrb_v_cmpxchg(lrb_per_cpu(cfg), &ctx->buf->offset,
+			  ctx->end | ctx->gen, ctx->begin | gen) !=
+	    (ctx->end | ctx->gen))
 		return -EBUSY;
 	lrb_port_nesting_dec();
 	lrb_port_writer_end();
