@@ -28,23 +28,22 @@ struct io_done {
 	u64 latency_ns;
 };
 
-static const struct lrb_config discard_cfg = {
-	.mode = LRB_MODE_DISCARD,
-	.alloc = LRB_ALLOC_PER_CPU,
-	.wakeup = LRB_WAKEUP_BY_WRITER,
-	.header = LRB_HEADER_COMPACT,
-	.tsc_bits = 27,
-	.cb.clock_read = lrb_clock_default,
-};
+/*
+ * One constant configuration per mode, so that each lrb_event_write() call
+ * gets a fast path specialised for its mode.
+ */
+#define DEMO_CONFIG(m)							\
+	{								\
+		.mode = LRB_MODE_##m,					\
+		.alloc = LRB_ALLOC_PER_CPU,				\
+		.wakeup = LRB_WAKEUP_BY_WRITER,				\
+		.header = LRB_HEADER_COMPACT,				\
+		.tsc_bits = 27,						\
+		.cb.clock_read = lrb_clock_default,			\
+	}
 
-static const struct lrb_config overwrite_cfg = {
-	.mode = LRB_MODE_OVERWRITE,
-	.alloc = LRB_ALLOC_PER_CPU,
-	.wakeup = LRB_WAKEUP_BY_WRITER,
-	.header = LRB_HEADER_COMPACT,
-	.tsc_bits = 27,
-	.cb.clock_read = lrb_clock_default,
-};
+static const struct lrb_config discard_cfg = DEMO_CONFIG(DISCARD);
+static const struct lrb_config overwrite_cfg = DEMO_CONFIG(OVERWRITE);
 
 struct writer {
 	pthread_t thread;

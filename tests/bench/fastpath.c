@@ -23,29 +23,21 @@
 
 #define PAYLOAD 16
 
-static const struct lrb_config ow_cycles = {
-	.mode = LRB_MODE_OVERWRITE,
-	.header = LRB_HEADER_COMPACT,
-	.tsc_bits = 27,
-	.wakeup = LRB_WAKEUP_BY_TIMER,
-	.cb.clock_read = lrb_clock_cycles,
-};
+#define BENCH_CONFIG(m, clk)						\
+	{								\
+		.mode = LRB_MODE_##m,					\
+		.header = LRB_HEADER_COMPACT,				\
+		.tsc_bits = 27,						\
+		.wakeup = LRB_WAKEUP_BY_TIMER,				\
+		.cb.clock_read = clk,					\
+	}
 
-static const struct lrb_config ow_mono = {
-	.mode = LRB_MODE_OVERWRITE,
-	.header = LRB_HEADER_COMPACT,
-	.tsc_bits = 27,
-	.wakeup = LRB_WAKEUP_BY_TIMER,
-	.cb.clock_read = lrb_clock_default,
-};
-
-static const struct lrb_config dis_cycles = {
-	.mode = LRB_MODE_DISCARD,
-	.header = LRB_HEADER_COMPACT,
-	.tsc_bits = 27,
-	.wakeup = LRB_WAKEUP_BY_TIMER,
-	.cb.clock_read = lrb_clock_cycles,
-};
+static const struct lrb_config ow_cycles =
+	BENCH_CONFIG(OVERWRITE, lrb_clock_cycles);
+static const struct lrb_config ow_mono =
+	BENCH_CONFIG(OVERWRITE, lrb_clock_default);
+static const struct lrb_config dis_cycles =
+	BENCH_CONFIG(DISCARD, lrb_clock_cycles);
 
 static double now_ns(void)
 {
@@ -75,35 +67,24 @@ static double floor_loop(u64 (*clock)(void), unsigned long n)
 	return (now_ns() - t0) / n;
 }
 
-#define LRB_LOOP(cfg, chan, n)                                               \
-	({                                                                   \
-		u8 payload[PAYLOAD] = { 1, 2, 3 };                           \
-		unsigned long i, lost = 0;                                   \
-		double t0 = now_ns();                                        \
-                                                                             \
-		for (i = 0; i < (n); i++) {                                  \
-			payload[0] = i;                                      \
-			lost += !!lrb_event_write(cfg, chan, 1, payload,     \
-						  PAYLOAD);                  \
-		}                                                            \
-		if (lost)                                                    \
-			fprintf(stderr, "bench: %lu records lost\n", lost);  \
-		(now_ns() - t0) / (n);                                       \
-	})
-
-static double lrb_ow_cycles(struct lrb_chan *chan, unsigned long n)
+/*
+ * The same @n records through lrb. Always inlined: each caller passes a
+ * constant @cfg, and gets a fast path specialised for it.
+ */
+static __always_inline double lrb_loop(const struct lrb_config *cfg,
+				       struct lrb_chan *chan, unsigned long n)
 {
-	return LRB_LOOP(&ow_cycles, chan, n);
-}
+	u8 payload[PAYLOAD] = { 1, 2, 3 };
+	unsigned long i, lost = 0;
+	double t0 = now_ns();
 
-static double lrb_ow_mono(struct lrb_chan *chan, unsigned long n)
-{
-	return LRB_LOOP(&ow_mono, chan, n);
-}
-
-static double lrb_dis_cycles(struct lrb_chan *chan, unsigned long n)
-{
-	return LRB_LOOP(&dis_cycles, chan, n);
+	for (i = 0; i < n; i++) {
+		payload[0] = i;
+		lost += !!lrb_event_write(cfg, chan, 1, payload, PAYLOAD);
+	}
+	if (lost)
+		fprintf(stderr, "bench: %lu records lost\n", lost);
+	return (now_ns() - t0) / n;
 }
 
 struct drainer {
@@ -200,10 +181,10 @@ int main(int argc, char **argv)
 
 	for (r = 0; r < rounds; r++) {
 		f_cyc = min(f_cyc, floor_loop(lrb_clock_cycles, n));
-		l_cyc = min(l_cyc, lrb_ow_cycles(ow_c, n));
+		l_cyc = min(l_cyc, lrb_loop(&ow_cycles, ow_c, n));
 		f_mono = min(f_mono, floor_loop(lrb_clock_default, n));
-		l_mono = min(l_mono, lrb_ow_mono(ow_m, n));
-		l_dis = min(l_dis, lrb_dis_cycles(dis, n));
+		l_mono = min(l_mono, lrb_loop(&ow_mono, ow_m, n));
+		l_dis = min(l_dis, lrb_loop(&dis_cycles, dis, n));
 	}
 	d.stop = 1;
 	pthread_join(drainer, NULL);

@@ -117,6 +117,14 @@ struct rec_head {
 
 enum { E_NOBUFS, E_AGAIN, E_MSGSIZE, E_BUSY, E_OTHER, NR_ERR };
 
+/* The errors before E_OTHER, and the loss counter each one goes to. */
+static const char *const err_lost[E_OTHER][2] = {
+	[E_NOBUFS] = { "-ENOBUFS", "lost_full" },
+	[E_AGAIN] = { "-EAGAIN", "lost_wrap" },
+	[E_MSGSIZE] = { "-EMSGSIZE", "lost_big" },
+	[E_BUSY] = { "-EBUSY", "lost_nest" },
+};
+
 /**
  * struct ctx_stats - what one (thread, context) did; touched only by it
  * @rng: random state
@@ -1116,7 +1124,7 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 	u64 tot_fail_unattr[NR_ERR] = { 0 }, tot_discarded = 0, tot_busy = 0;
 	u64 tot_migrated = 0, tot_hops = 0, tot_big = 0, tot_big_ok = 0;
 	u64 tot_sig_ok = 0, tot_sig_attempted = 0, tot_signals = 0;
-	u64 lost[4] = { 0 }, tot_lost_packets = 0, tot_read = 0;
+	u64 lost[E_OTHER] = { 0 }, tot_lost_packets = 0, tot_read = 0;
 	u64 tot_packets = 0, tot_gaps = 0, tot_ext = 0, tot_pauses = 0;
 	u64 snaps = 0, snap_ok = 0, snap_eagain = 0, snap_nodata = 0;
 	u64 snap_records = 0, tot_holds = 0, tot_hold_to = 0;
@@ -1278,10 +1286,10 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 
 		lrb_buf_stats(r->buf, &s);
 		buf_lost = lrb_buf_lost(r->buf);
-		lost[0] += s.lost_full;
-		lost[1] += s.lost_wrap;
-		lost[2] += s.lost_big;
-		lost[3] += s.lost_nest;
+		lost[E_NOBUFS] += s.lost_full;
+		lost[E_AGAIN] += s.lost_wrap;
+		lost[E_MSGSIZE] += s.lost_big;
+		lost[E_BUSY] += s.lost_nest;
 		tot_lost_packets += s.lost_packets;
 		tot_read += r->records;
 		tot_packets += r->packets;
@@ -1409,18 +1417,10 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 	/* totals */
 	CHECK(tot_fail[E_OTHER] == 0, "%s: %llu unexpected reserve errors",
 	      v->name, ULL(tot_fail[E_OTHER]));
-	CHECK(tot_fail[E_NOBUFS] == lost[0],
-	      "%s: -ENOBUFS %llu != lost_full %llu", v->name,
-	      ULL(tot_fail[E_NOBUFS]), ULL(lost[0]));
-	CHECK(tot_fail[E_AGAIN] == lost[1],
-	      "%s: -EAGAIN %llu != lost_wrap %llu", v->name,
-	      ULL(tot_fail[E_AGAIN]), ULL(lost[1]));
-	CHECK(tot_fail[E_MSGSIZE] == lost[2],
-	      "%s: -EMSGSIZE %llu != lost_big %llu", v->name,
-	      ULL(tot_fail[E_MSGSIZE]), ULL(lost[2]));
-	CHECK(tot_fail[E_BUSY] == lost[3],
-	      "%s: -EBUSY %llu != lost_nest %llu", v->name,
-	      ULL(tot_fail[E_BUSY]), ULL(lost[3]));
+	for (e = 0; e < E_OTHER; e++)
+		CHECK(tot_fail[e] == lost[e], "%s: %s %llu != %s %llu",
+		      v->name, err_lost[e][0], ULL(tot_fail[e]),
+		      err_lost[e][1], ULL(lost[e]));
 	CHECK(tot_big_ok == 0 && tot_fail[E_MSGSIZE] == tot_big,
 	      "%s: %llu oversized records, %llu accepted, %llu -EMSGSIZE",
 	      v->name, ULL(tot_big), ULL(tot_big_ok),
@@ -1434,7 +1434,8 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		CHECK(tot_read <= tot_ok, "%s: read %llu > written %llu",
 		      v->name, ULL(tot_read), ULL(tot_ok));
 	} else {
-		CHECK(lost[0] > 0, "%s: the buffers never filled", v->name);
+		CHECK(lost[E_NOBUFS] > 0, "%s: the buffers never filled",
+		      v->name);
 		CHECK(tot_read == tot_ok, "%s: read %llu != written %llu",
 		      v->name, ULL(tot_read), ULL(tot_ok));
 	}
@@ -1479,7 +1480,8 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		 ULL(tot_busy), ULL(tot_migrated), ULL(tot_hops),
 		 ULL(tot_fail[E_NOBUFS]), ULL(tot_fail[E_AGAIN]),
 		 ULL(tot_fail[E_MSGSIZE]), ULL(tot_fail[E_BUSY]),
-		 ULL(lost[0]), ULL(lost[1]), ULL(lost[2]), ULL(lost[3]),
+		 ULL(lost[E_NOBUFS]), ULL(lost[E_AGAIN]),
+		 ULL(lost[E_MSGSIZE]), ULL(lost[E_BUSY]),
 		 ULL(tot_packets), ULL(tot_lost_packets), ULL(tot_gaps),
 		 ULL(tot_pauses), ULL(tot_holds), ULL(tot_hold_to));
 	if (run->overwrite) {

@@ -7,6 +7,9 @@
  * without stopping the program. TEST_RUN(fn) runs one test function,
  * test_main_begin() arms a watchdog and test_main_end() prints the final
  * "name: N passed, M failed" line and returns the exit status for main().
+ * TEST_CONFIG() spells out a struct lrb_config, test_tally() counts the
+ * results of writes that may fail in one expected way and test_check_lost()
+ * checks the loss counters of a buffer.
  *
  * The second half is the payload convention shared by the unit tests, so
  * that one decoder callback can size every record they write:
@@ -131,6 +134,54 @@ static inline int test_main_end(const char *name)
 	alarm(0);
 	printf("%s: %d passed, %d failed\n", name, test_passed, test_failed);
 	return test_failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/*
+ * Initializer of a struct lrb_config: the mode, alloc, wakeup and header
+ * values, the compact timestamp bits, then the initializers of the
+ * struct lrb_client_cb members (.clock_read = ...).
+ */
+#define TEST_CONFIG(m, a, w, h, bits, ...)				\
+	{								\
+		.mode = m,						\
+		.alloc = a,						\
+		.wakeup = w,						\
+		.header = h,						\
+		.tsc_bits = bits,					\
+		.cb = { __VA_ARGS__ },					\
+	}
+
+/*
+ * Count the result @ret of a write in *@ok (0) or *@failed (@err, the
+ * expected failure); any other result fails a check.
+ */
+static inline void test_tally(int ret, int err, unsigned long *ok,
+			      unsigned long *failed)
+{
+	if (!ret)
+		(*ok)++;
+	else if (ret == err)
+		(*failed)++;
+	else
+		CHECK_EQ(ret, err);
+}
+
+/*
+ * The loss counters of @buf: @full, @big and @nest records dropped for
+ * those reasons, none for wrapping, no packet lost.
+ */
+static inline void test_check_lost(struct lrb_buf *buf, unsigned long full,
+				   unsigned long big, unsigned long nest)
+{
+	struct lrb_stats st;
+
+	lrb_buf_stats(buf, &st);
+	CHECK_EQ(st.lost_full, full);
+	CHECK_EQ(st.lost_big, big);
+	CHECK_EQ(st.lost_nest, nest);
+	CHECK_EQ(st.lost_wrap, 0);
+	CHECK_EQ(st.lost_packets, 0);
+	CHECK_EQ(lrb_buf_lost(buf), full + big + nest);
 }
 
 /* Payload convention (see the top of this file). */

@@ -27,14 +27,8 @@ static u64 test_clock(void)
 }
 
 #define CFG(m, a, h)							\
-	{								\
-		.mode = LRB_MODE_##m,					\
-		.alloc = LRB_ALLOC_##a,					\
-		.wakeup = LRB_WAKEUP_BY_WRITER,				\
-		.header = LRB_HEADER_##h,				\
-		.tsc_bits = 27,						\
-		.cb = { .clock_read = test_clock },			\
-	}
+	TEST_CONFIG(LRB_MODE_##m, LRB_ALLOC_##a, LRB_WAKEUP_BY_WRITER,	\
+		    LRB_HEADER_##h, 27, .clock_read = test_clock)
 
 static const struct lrb_config variants[] = {
 	CFG(DISCARD, PER_CPU, COMPACT),
@@ -47,14 +41,9 @@ static const struct lrb_config variants[] = {
 	CFG(OVERWRITE, GLOBAL, LARGE),
 };
 
-static const struct lrb_config cfg_timer = {
-	.mode = LRB_MODE_DISCARD,
-	.alloc = LRB_ALLOC_PER_CPU,
-	.wakeup = LRB_WAKEUP_BY_TIMER,
-	.header = LRB_HEADER_COMPACT,
-	.tsc_bits = 27,
-	.cb = { .clock_read = test_clock },
-};
+static const struct lrb_config cfg_timer =
+	TEST_CONFIG(LRB_MODE_DISCARD, LRB_ALLOC_PER_CPU, LRB_WAKEUP_BY_TIMER,
+		    LRB_HEADER_COMPACT, 27, .clock_read = test_clock);
 
 static const struct lrb_config cfg_dgc = CFG(DISCARD, GLOBAL, COMPACT);
 static const struct lrb_config cfg_dgl = CFG(DISCARD, GLOBAL, LARGE);
@@ -368,6 +357,18 @@ static void drain(struct drain *d, struct lrb_chan *chan, struct lrb_buf *buf)
 	CHECK_EQ(ret, -EAGAIN);
 }
 
+/* Read and check the next complete sub-buffer of @buf, if there is one. */
+static void drain_one(struct drain *d, struct lrb_chan *chan,
+		      struct lrb_buf *buf)
+{
+	struct lrb_subbuf sb;
+
+	if (!lrb_get_next_subbuf(buf, &sb)) {
+		process_packet(d, chan, buf, &sb);
+		lrb_put_subbuf(buf, &sb);
+	}
+}
+
 /* The buffer a writer on this (pinned) thread uses. */
 static struct lrb_buf *my_buf(const struct lrb_config *cfg,
 			      struct lrb_chan *chan)
@@ -397,17 +398,37 @@ static struct lrb_chan *make_chan(const struct lrb_config *cfg,
 	return ret ? NULL : chan;
 }
 
-static void check_stats_zero_loss(struct lrb_buf *buf)
-{
-	struct lrb_stats st;
+/* setup_chan() flags */
+#define SETUP_READER 1		/* open the reader before the test writes */
+#define SETUP_SKIP 2		/* model_reset(true) rather than (false) */
 
-	lrb_buf_stats(buf, &st);
-	CHECK_EQ(st.lost_full, 0);
-	CHECK_EQ(st.lost_wrap, 0);
-	CHECK_EQ(st.lost_big, 0);
-	CHECK_EQ(st.lost_nest, 0);
-	CHECK_EQ(st.lost_packets, 0);
-	CHECK_EQ(lrb_buf_lost(buf), 0);
+/*
+ * The usual start of a test: a one-buffer channel of @num_subbuf
+ * sub-buffers of @subbuf_size bytes, its buffer in *@buf, the model reset
+ * and the reader opened as @flags say. NULL, *@buf untouched, if the
+ * channel cannot be created.
+ */
+static struct lrb_chan *setup_chan(const struct lrb_config *cfg,
+				   unsigned long subbuf_size,
+				   unsigned long num_subbuf, int flags,
+				   struct lrb_buf **buf)
+{
+	struct lrb_chan *chan = make_chan(cfg, subbuf_size, num_subbuf, 1);
+
+	if (!chan)
+		return NULL;
+	*buf = lrb_channel_buf(chan, 0);
+	if (flags & SETUP_READER)
+		CHECK_EQ(lrb_reader_open(*buf), 0);
+	model_reset(flags & SETUP_SKIP);
+	return chan;
+}
+
+/* The usual end: close the reader of @buf, destroy @chan. */
+static void teardown_chan(struct lrb_chan *chan, struct lrb_buf *buf)
+{
+	lrb_reader_close(buf);
+	lrb_channel_destroy(chan);
 }
 
 /* ------------------------------------------------------------------ */
@@ -463,7 +484,7 @@ static void one_variant(const struct lrb_config *cfg)
 		lrb_buf_stats(buf, &st);
 		CHECK_EQ(st.produced, 0);
 		CHECK_EQ(st.consumed, 0);
-		check_stats_zero_loss(buf);
+		test_check_lost(buf, 0, 0, 0);
 		CHECK(!lrb_buf_readable(buf));
 	}
 
@@ -483,7 +504,7 @@ static void one_variant(const struct lrb_config *cfg)
 			CHECK_EQ(M.next, M.n);
 			CHECK(d.packets >= 2);
 			CHECK_EQ(d.gaps, 0);
-			check_stats_zero_loss(buf);
+			test_check_lost(buf, 0, 0, 0);
 			lrb_positions(buf, &c, &p);
 			CHECK_EQ(c, p);
 			CHECK_EQ(c, d.packets * SB16K);
@@ -508,9 +529,9 @@ static void test_create_variants(void)
 /* Compact layout: raw bytes of the packet header and 12-byte records. */
 static void test_compact_layout(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgc, SB16K, 4, 1);
 	struct drain d = { .use_model = true };
 	struct lrb_packet_header h;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	struct lrb_subbuf sb;
 	struct lrb_stats st;
@@ -518,10 +539,8 @@ static void test_compact_layout(void)
 	u8 data[256];
 	u32 w, i;
 
+	chan = setup_chan(&cfg_dgc, SB16K, 4, SETUP_READER, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
 	for (i = 0; i < 10; i++) {
 		now = 1000 + 5 * i;
 		CHECK_EQ(mwrite(&cfg_dgc, chan, i + 1, 8), 0);
@@ -572,15 +591,14 @@ static void test_compact_layout(void)
 	CHECK_EQ(c, SB16K);
 	CHECK_EQ(p, SB16K);
 	CHECK(!lrb_buf_readable(buf));
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 /* Large layout: 8-byte headers; id 0xFFFFFFFF needs the extended form. */
 static void test_large_layout(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgl, SB16K, 4, 1);
 	struct drain d = { .use_model = true };
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	struct lrb_subbuf sb;
 	unsigned long c, p;
@@ -588,10 +606,8 @@ static void test_large_layout(void)
 	u32 w[6], i;
 	u64 ts;
 
+	chan = setup_chan(&cfg_dgl, SB16K, 4, SETUP_READER, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
 	now = 5000;
 	for (i = 0; i < 4; i++) {
 		now += 3;
@@ -626,8 +642,7 @@ static void test_large_layout(void)
 	CHECK_EQ(d.records, 6);
 	CHECK_EQ(M.next, 6);
 	lrb_put_subbuf(buf, &sb);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 static u8 big_a[SB16K], big_b[SB16K];
@@ -666,18 +681,16 @@ static void check_piecewise_copy(struct drain *d, struct lrb_chan *chan,
 static void test_page_crossing(void)
 {
 	static const u32 chunks[] = { 1, 3, 7, 333, 4096 };
-	struct lrb_chan *chan = make_chan(&cfg_dgc, SB16K, 8, 1);
 	struct drain d = {
 		.use_model = true,
 		.on_packet = check_piecewise_copy,
 	};
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	u32 i;
 
+	chan = setup_chan(&cfg_dgc, SB16K, 8, SETUP_READER, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
 	now = 3000;
 	for (i = 0; i < 25; i++) {
 		now += 17;
@@ -695,9 +708,8 @@ static void test_page_crossing(void)
 	CHECK_EQ(M.next, M.n);
 	CHECK(d.packets >= 3);
 	CHECK(d.page_cross > 5);
-	check_stats_zero_loss(buf);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	test_check_lost(buf, 0, 0, 0);
+	teardown_chan(chan, buf);
 }
 
 /*
@@ -707,16 +719,14 @@ static void test_page_crossing(void)
  */
 static void test_padding_zeroed(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgc, SB4K, 2, 1);
 	struct drain d = { .use_model = true };
 	struct lrb_subbuf sb;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	u32 id;
 
+	chan = setup_chan(&cfg_dgc, SB4K, 2, SETUP_READER, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
 	now = 100;
 
 	/* one record filling a whole sub-buffer: delivered without flush */
@@ -747,9 +757,8 @@ static void test_padding_zeroed(void)
 	CHECK_EQ(d.packets, 4);
 	CHECK_EQ(d.records, 2 + 7 + 2);
 	CHECK_EQ(M.next, M.n);
-	check_stats_zero_loss(buf);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	test_check_lost(buf, 0, 0, 0);
+	teardown_chan(chan, buf);
 }
 
 /* Reserve by hand, noting the record in the model at reservation time. */
@@ -769,17 +778,15 @@ static int reserve_rec(const struct lrb_config *cfg, struct lrb_chan *chan,
 
 static void test_try_discard(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgc, SB16K, 4, 1);
 	struct drain d = { .use_model = true };
 	struct lrb_ctx a, b, e;
 	unsigned long c, p, p2, begin_a, begin_b;
 	struct lrb_subbuf sb;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 
+	chan = setup_chan(&cfg_dgc, SB16K, 4, SETUP_READER, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
 
 	/* success; the next record is compact, as before the discard */
 	now = (1ULL << 30) + 5;
@@ -838,9 +845,8 @@ static void test_try_discard(void)
 	lrb_put_subbuf(buf, &sb);
 	CHECK_EQ(d.records, 8);
 	CHECK_EQ(M.next, M.n);
-	check_stats_zero_loss(buf);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	test_check_lost(buf, 0, 0, 0);
+	teardown_chan(chan, buf);
 }
 
 /*
@@ -858,15 +864,13 @@ static void note_extended(struct drain *d, struct lrb_buf *buf,
 
 static void test_try_discard_extended(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgc, SB16K, 4, 1);
 	struct drain d = { .use_model = true, .on_record = note_extended };
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	struct lrb_ctx a;
 
+	chan = setup_chan(&cfg_dgc, SB16K, 4, SETUP_READER, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
 	now = (3ULL << 30) + 77;
 	CHECK_EQ(mwrite(&cfg_dgc, chan, 1, 8), 0);	/* record 0 */
 	now += 1;
@@ -882,35 +886,44 @@ static void test_try_discard_extended(void)
 	drain(&d, chan, buf);
 	CHECK_EQ(d.records, 4);
 	CHECK_EQ(d.user & 0xe, 0x4);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
-/* A packet whose only record was discarded holds no record: not closed. */
-static void test_header_only_not_closed(void)
+/*
+ * Flushing @buf and @chan closes no packet: none to read, nothing consumed.
+ * Returns the write position.
+ */
+static unsigned long check_nothing_closed(struct lrb_chan *chan,
+					  struct lrb_buf *buf)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgc, SB4K, 4, 1);
-	struct drain d = { .use_model = true };
 	struct lrb_subbuf sb;
-	struct lrb_buf *buf;
-	struct lrb_ctx a;
 	unsigned long c, p;
 
-	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
-	now = 500;
-	REQUIRE_EQ(reserve_rec(&cfg_dgc, chan, &a, 1, 8), 0);
-	CHECK_EQ(a.begin, 64);
-	CHECK_EQ(lrb_try_discard(&cfg_dgc, &a), 0);
 	lrb_buf_flush(buf);
 	lrb_channel_flush(chan);
 	CHECK(!lrb_buf_readable(buf));
 	CHECK_EQ(lrb_get_next_subbuf(buf, &sb), -EAGAIN);
 	lrb_positions(buf, &c, &p);
 	CHECK_EQ(c, 0);
-	CHECK(p <= 64);
+	return p;
+}
+
+/* A packet whose only record was discarded holds no record: not closed. */
+static void test_header_only_not_closed(void)
+{
+	struct drain d = { .use_model = true };
+	struct lrb_subbuf sb;
+	struct lrb_chan *chan;
+	struct lrb_buf *buf;
+	struct lrb_ctx a;
+
+	chan = setup_chan(&cfg_dgc, SB4K, 4, SETUP_READER, &buf);
+	REQUIRE(chan);
+	now = 500;
+	REQUIRE_EQ(reserve_rec(&cfg_dgc, chan, &a, 1, 8), 0);
+	CHECK_EQ(a.begin, 64);
+	CHECK_EQ(lrb_try_discard(&cfg_dgc, &a), 0);
+	CHECK(check_nothing_closed(chan, buf) <= 64);
 	now = 600;
 	CHECK_EQ(mwrite(&cfg_dgc, chan, 2, 8), 0);
 	lrb_buf_flush(buf);
@@ -921,31 +934,22 @@ static void test_header_only_not_closed(void)
 	lrb_put_subbuf(buf, &sb);
 	CHECK_EQ(d.records, 1);
 	CHECK_EQ(M.next, M.n);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 static void test_flush(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgc, SB4K, 4, 1);
 	struct drain d = { .use_model = true };
 	struct lrb_subbuf sb;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	unsigned long c, p;
 
+	chan = setup_chan(&cfg_dgc, SB4K, 4, SETUP_READER, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
 
 	/* nothing written: nothing to close */
-	lrb_buf_flush(buf);
-	lrb_channel_flush(chan);
-	CHECK(!lrb_buf_readable(buf));
-	CHECK_EQ(lrb_get_next_subbuf(buf, &sb), -EAGAIN);
-	lrb_positions(buf, &c, &p);
-	CHECK_EQ(c, 0);
-	CHECK_EQ(p, 0);
+	CHECK_EQ(check_nothing_closed(chan, buf), 0);
 
 	now = 10;
 	CHECK_EQ(mwrite(&cfg_dgc, chan, 1, 8), 0);
@@ -980,8 +984,7 @@ static void test_flush(void)
 	lrb_positions(buf, &c, &p);
 	CHECK_EQ(c, 2 * SB4K);
 	CHECK_EQ(p, 2 * SB4K);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 static void test_reader_busy(void)
@@ -1007,19 +1010,17 @@ static void test_reader_busy(void)
 /* lrb_get_subbuf(): snapshot at a position, without consuming. */
 static void test_get_subbuf_snapshot(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgc, SB4K, 4, 1);
 	struct drain d = { .use_model = true };
 	static u8 snap0[SB4K], snap1[SB4K], tmp[SB4K];
 	struct lrb_subbuf sb, sb2;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	unsigned long c, p;
 	struct lrb_stats st;
 	int i;
 
+	chan = setup_chan(&cfg_dgc, SB4K, 4, SETUP_READER, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
 	now = 100;
 	/* 38 records of 104 bytes per packet: 2.5 packets */
 	for (i = 0; i < 95; i++)
@@ -1079,8 +1080,7 @@ static void test_get_subbuf_snapshot(void)
 	CHECK_EQ(d.records, 95);
 	CHECK_EQ(M.next, M.n);
 	CHECK_EQ(lrb_get_subbuf(buf, SB4K, &sb2), -ENODATA);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 /*
@@ -1090,36 +1090,24 @@ static void test_get_subbuf_snapshot(void)
  */
 static void test_discard_full_accounting(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgc, SB4K, 4, 1);
 	struct drain d = { .use_model = true };
 	unsigned long ok = 0, nobufs = 0, i, c, p;
 	struct lrb_subbuf sb;
 	struct lrb_stats st;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	int ret;
 
+	chan = setup_chan(&cfg_dgc, SB4K, 4, 0, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	model_reset(false);
 	now = 1000;
-	for (i = 0; i < 2000; i++) {
-		ret = mwrite(&cfg_dgc, chan, 1, 100);
-		if (!ret)
-			ok++;
-		else if (ret == -ENOBUFS)
-			nobufs++;
-		else
-			CHECK_EQ(ret, -ENOBUFS);
-	}
+	for (i = 0; i < 2000; i++)
+		test_tally(mwrite(&cfg_dgc, chan, 1, 100), -ENOBUFS, &ok,
+			   &nobufs);
 	CHECK_EQ(ok, 4 * 38);
 	CHECK_EQ(nobufs, 2000 - 4 * 38);
+	test_check_lost(buf, nobufs, 0, 0);
 	lrb_buf_stats(buf, &st);
-	CHECK_EQ(st.lost_full, nobufs);
-	CHECK_EQ(st.lost_wrap, 0);
-	CHECK_EQ(st.lost_big, 0);
-	CHECK_EQ(st.lost_nest, 0);
-	CHECK_EQ(st.lost_packets, 0);
-	CHECK_EQ(lrb_buf_lost(buf), nobufs);
 	CHECK_EQ(st.consumed, 0);
 	CHECK(st.produced <= 4 * SB4K);
 	CHECK(st.produced >= 4 * SB4K - 104);
@@ -1145,10 +1133,8 @@ static void test_discard_full_accounting(void)
 
 	/* a lagging reader: read one packet every 150 attempts */
 	for (i = 0; i < 6000; i++) {
-		if (i % 150 == 149 && !lrb_get_next_subbuf(buf, &sb)) {
-			process_packet(&d, chan, buf, &sb);
-			lrb_put_subbuf(buf, &sb);
-		}
+		if (i % 150 == 149)
+			drain_one(&d, chan, buf);
 		ret = mwrite(&cfg_dgc, chan, 1 + i % 12, 8 + i % 150);
 		CHECK(ret == 0 || ret == -ENOBUFS);
 	}
@@ -1166,8 +1152,27 @@ static void test_discard_full_accounting(void)
 	CHECK_EQ(c, p);
 	CHECK_EQ(st.consumed, c);
 	CHECK_EQ(st.produced, p);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
+}
+
+/*
+ * Overwrite mode, at the end: flush and read the rest of @buf (reader
+ * open). The gaps in the packet sequence are the packets counted lost, the
+ * newest record was read and none was dropped. Returns the packets lost.
+ */
+static u64 check_overwrite_end(struct drain *d, struct lrb_chan *chan,
+			       struct lrb_buf *buf)
+{
+	struct lrb_stats st;
+
+	lrb_buf_flush(buf);
+	drain(d, chan, buf);
+	lrb_buf_stats(buf, &st);
+	CHECK_EQ(d->gaps, st.lost_packets);
+	CHECK_EQ(d->next_seq, d->packets + st.lost_packets);
+	CHECK_EQ(M.next, M.n);
+	CHECK_EQ(lrb_buf_lost(buf), 0);
+	return st.lost_packets;
 }
 
 /*
@@ -1176,16 +1181,15 @@ static void test_discard_full_accounting(void)
  */
 static void test_overwrite_gaps(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_ogc, SB4K, 4, 1);
 	struct drain d = { .use_model = true };
 	struct lrb_stats st;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	unsigned long c, p;
 	int i;
 
+	chan = setup_chan(&cfg_ogc, SB4K, 4, SETUP_SKIP, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	model_reset(true);
 	now = 1;
 	for (i = 0; i < 2000; i++) {
 		now += 3;
@@ -1197,14 +1201,8 @@ static void test_overwrite_gaps(void)
 	CHECK_EQ(lrb_reader_open(buf), 0);
 	drain(&d, chan, buf);
 	CHECK(d.packets >= 2);
-	lrb_buf_flush(buf);
-	drain(&d, chan, buf);
-	lrb_buf_stats(buf, &st);
-	CHECK_EQ(d.gaps, st.lost_packets);
-	CHECK_EQ(d.next_seq, d.packets + st.lost_packets);
+	check_overwrite_end(&d, chan, buf);
 	CHECK_EQ(d.next_seq, (2000 + 37) / 38);
-	CHECK_EQ(M.next, M.n);	/* the newest record was read */
-	CHECK_EQ(lrb_buf_lost(buf), 0);
 	lrb_positions(buf, &c, &p);
 	CHECK_EQ(c, p);
 
@@ -1212,40 +1210,25 @@ static void test_overwrite_gaps(void)
 	for (i = 0; i < 3000; i++) {
 		now += 1;
 		CHECK_EQ(mwrite(&cfg_ogc, chan, 2, 8 + i % 200), 0);
-		if (i % 500 == 0) {
-			struct lrb_subbuf sb;
-
-			if (!lrb_get_next_subbuf(buf, &sb)) {
-				process_packet(&d, chan, buf, &sb);
-				lrb_put_subbuf(buf, &sb);
-			}
-		}
+		if (i % 500 == 0)
+			drain_one(&d, chan, buf);
 	}
-	lrb_buf_flush(buf);
-	drain(&d, chan, buf);
-	lrb_buf_stats(buf, &st);
-	CHECK_EQ(d.gaps, st.lost_packets);
-	CHECK_EQ(d.next_seq, d.packets + st.lost_packets);
-	CHECK_EQ(M.next, M.n);
-	CHECK_EQ(lrb_buf_lost(buf), 0);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	check_overwrite_end(&d, chan, buf);
+	teardown_chan(chan, buf);
 }
 
 /* Overwrite mode: a sub-buffer the reader holds is never written. */
 static void test_overwrite_hold(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_ogc, SB4K, 4, 1);
 	struct drain d = { .use_model = true };
 	static u8 held[SB4K], again[SB4K];
 	struct lrb_subbuf sb;
-	struct lrb_stats st;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	int i;
 
+	chan = setup_chan(&cfg_ogc, SB4K, 4, SETUP_SKIP, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	model_reset(true);
 	now = 50;
 	for (i = 0; i < 200; i++)
 		CHECK_EQ(mwrite(&cfg_ogc, chan, 3, 100), 0);
@@ -1265,17 +1248,9 @@ static void test_overwrite_hold(void)
 	process_packet(&d, chan, buf, &sb);
 	lrb_put_subbuf(buf, &sb);
 
-	lrb_buf_flush(buf);
-	drain(&d, chan, buf);
-	lrb_buf_stats(buf, &st);
-	CHECK(st.lost_packets > 60);
-	CHECK_EQ(d.gaps, st.lost_packets);
-	CHECK_EQ(d.next_seq, d.packets + st.lost_packets);
+	CHECK(check_overwrite_end(&d, chan, buf) > 60);
 	CHECK_EQ(d.next_seq, (3200 + 37) / 38);
-	CHECK_EQ(M.next, M.n);
-	CHECK_EQ(lrb_buf_lost(buf), 0);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 /*
@@ -1285,19 +1260,17 @@ static void test_overwrite_hold(void)
  */
 static void test_overwrite_snapshot(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_ogc, SB4K, 4, 1);
 	struct drain d = { .use_model = true };
 	static u8 held[SB4K], again[SB4K];
 	struct lrb_subbuf sb;
 	struct lrb_stats st;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	unsigned long c, p;
 	int i;
 
+	chan = setup_chan(&cfg_ogc, SB4K, 4, SETUP_READER | SETUP_SKIP, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(true);
 	now = 10;
 	for (i = 0; i < 95; i++)
 		CHECK_EQ(mwrite(&cfg_ogc, chan, 1, 100), 0);
@@ -1333,8 +1306,7 @@ static void test_overwrite_snapshot(void)
 	CHECK_EQ(d.gaps, st.lost_packets);
 	CHECK_EQ(M.next, M.n);
 	CHECK_EQ(lrb_buf_lost(buf), 0);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 /*
@@ -1343,29 +1315,22 @@ static void test_overwrite_snapshot(void)
  */
 static void test_lost_wrap(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_ogc, SB4K, 2, 1);
 	struct drain d = { .use_model = true };
 	unsigned long ok = 0, again = 0;
 	struct lrb_stats st;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	struct lrb_ctx a;
-	int i, ret;
+	int i;
 
+	chan = setup_chan(&cfg_ogc, SB4K, 2, 0, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	model_reset(false);
 	now = 1000;
 	REQUIRE_EQ(reserve_rec(&cfg_ogc, chan, &a, 1, 8), 0);
 	model_add(1, 8, M.seq - 1, now);
-	for (i = 0; i < 200; i++) {
-		ret = mwrite(&cfg_ogc, chan, 2, 100);
-		if (!ret)
-			ok++;
-		else if (ret == -EAGAIN)
-			again++;
-		else
-			CHECK_EQ(ret, -EAGAIN);
-	}
+	for (i = 0; i < 200; i++)
+		test_tally(mwrite(&cfg_ogc, chan, 2, 100), -EAGAIN, &ok,
+			   &again);
 	lrb_commit(&cfg_ogc, &a);
 	CHECK_EQ(ok, 38 * 2);
 	CHECK_EQ(again, 200 - 38 * 2);
@@ -1384,8 +1349,7 @@ static void test_lost_wrap(void)
 	CHECK_EQ(M.next, M.n);
 	lrb_buf_stats(buf, &st);
 	CHECK_EQ(st.lost_packets, 0);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 static int begin_calls, end_calls;
@@ -1413,31 +1377,21 @@ static void cb_end(struct lrb_buf *buf, struct lrb_packet_header *h)
 	CHECK_EQ(h->events_discarded, 0);
 }
 
-static const struct lrb_config cfg_cb = {
-	.mode = LRB_MODE_DISCARD,
-	.alloc = LRB_ALLOC_GLOBAL,
-	.wakeup = LRB_WAKEUP_BY_WRITER,
-	.header = LRB_HEADER_COMPACT,
-	.tsc_bits = 27,
-	.cb = {
-		.clock_read = test_clock,
-		.packet_begin = cb_begin,
-		.packet_end = cb_end,
-	},
-};
+static const struct lrb_config cfg_cb =
+	TEST_CONFIG(LRB_MODE_DISCARD, LRB_ALLOC_GLOBAL, LRB_WAKEUP_BY_WRITER,
+		    LRB_HEADER_COMPACT, 27, .clock_read = test_clock,
+		    .packet_begin = cb_begin, .packet_end = cb_end);
 
 static void test_callbacks(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_cb, SB4K, 4, 1);
 	struct drain d = { .use_model = true };
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	int i;
 
+	chan = setup_chan(&cfg_cb, SB4K, 4, SETUP_READER, &buf);
 	REQUIRE(chan);
 	cb_chan = chan;
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
 	begin_calls = 0;
 	end_calls = 0;
 	now = 70;
@@ -1452,8 +1406,7 @@ static void test_callbacks(void)
 	CHECK_EQ(d.records, 100);
 	CHECK_EQ(end_calls, 3);
 	CHECK_EQ(begin_calls, 3);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 static void *late_writer(void *arg)
@@ -1471,14 +1424,13 @@ static void *late_writer(void *arg)
 
 static void test_wait_readable(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgc, SB4K, 4, 1);
 	struct drain d = { 0 };
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	pthread_t th;
 
+	chan = setup_chan(&cfg_dgc, SB4K, 4, SETUP_READER, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
 	CHECK_EQ(lrb_wait_readable(buf, 20), -ETIMEDOUT);
 	REQUIRE_EQ(pthread_create(&th, NULL, late_writer, chan), 0);
 	CHECK_EQ(lrb_wait_readable(buf, 5000), 0);
@@ -1488,8 +1440,7 @@ static void test_wait_readable(void)
 	drain(&d, chan, buf);
 	CHECK_EQ(d.records, 1);
 	CHECK_EQ(lrb_wait_readable(buf, 10), -ETIMEDOUT);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 static int pin_to(int cpu)
@@ -1576,17 +1527,15 @@ static void test_percpu_mapping(void)
 /* Counters never go backwards and add up across mixed failures. */
 static void test_mixed_accounting(void)
 {
-	struct lrb_chan *chan = make_chan(&cfg_dgl, SB4K, 2, 1);
 	struct drain d = { .use_model = true };
 	unsigned long big = 0, full = 0;
 	struct lrb_stats st;
+	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	int i, ret;
 
+	chan = setup_chan(&cfg_dgl, SB4K, 2, SETUP_READER, &buf);
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
-	CHECK_EQ(lrb_reader_open(buf), 0);
-	model_reset(false);
 	for (i = 0; i < 3000; i++) {
 		u32 len = 4 + (i * 131) % 1500;
 
@@ -1601,14 +1550,8 @@ static void test_mixed_accounting(void)
 		else
 			CHECK_EQ(ret, 0);
 		CHECK_EQ(mwrite(&cfg_dgl, chan, 1, 0), -EINVAL);
-		if (i % 10 == 9) {
-			struct lrb_subbuf sb;
-
-			if (!lrb_get_next_subbuf(buf, &sb)) {
-				process_packet(&d, chan, buf, &sb);
-				lrb_put_subbuf(buf, &sb);
-			}
-		}
+		if (i % 10 == 9)
+			drain_one(&d, chan, buf);
 	}
 	lrb_buf_flush(buf);
 	drain(&d, chan, buf);
@@ -1621,8 +1564,7 @@ static void test_mixed_accounting(void)
 	CHECK_EQ(M.attempts, d.records + lrb_buf_lost(buf));
 	CHECK_EQ(M.next, M.n);
 	CHECK_EQ(d.gaps, 0);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	teardown_chan(chan, buf);
 }
 
 int main(void)

@@ -20,14 +20,14 @@ static u64 test_clock(void)
 }
 
 #define CFG(m, a, h, b)							\
-	{								\
-		.mode = LRB_MODE_##m,					\
-		.alloc = LRB_ALLOC_##a,					\
-		.wakeup = LRB_WAKEUP_BY_WRITER,				\
-		.header = LRB_HEADER_##h,				\
-		.tsc_bits = b,						\
-		.cb = { .clock_read = test_clock },			\
-	}
+	TEST_CONFIG(LRB_MODE_##m, LRB_ALLOC_##a, LRB_WAKEUP_BY_WRITER,	\
+		    LRB_HEADER_##h, b, .clock_read = test_clock)
+
+/* A global channel's configuration with raw mode and header values. */
+#define RAW_CFG(m, h)							\
+	TEST_CONFIG((enum lrb_mode)(m), LRB_ALLOC_GLOBAL,		\
+		    LRB_WAKEUP_BY_WRITER,				\
+		    (enum lrb_header_layout)(h), 27, .clock_read = test_clock)
 
 static const struct lrb_config cfg_dgc = CFG(DISCARD, GLOBAL, COMPACT, 27);
 static const struct lrb_config cfg_dgl = CFG(DISCARD, GLOBAL, LARGE, 27);
@@ -48,44 +48,14 @@ static const struct lrb_config cfg_bits32 = CFG(DISCARD, GLOBAL, COMPACT, 32);
 static const struct lrb_config cfg_bits99 = CFG(DISCARD, PER_CPU, COMPACT, 99);
 static const struct lrb_config cfg_large0 = CFG(DISCARD, GLOBAL, LARGE, 0);
 static const struct lrb_config cfg_large99 = CFG(OVERWRITE, GLOBAL, LARGE, 99);
-static const struct lrb_config cfg_noclock = {
-	.mode = LRB_MODE_DISCARD,
-	.alloc = LRB_ALLOC_GLOBAL,
-	.header = LRB_HEADER_COMPACT,
-	.tsc_bits = 27,
-};
-
-static const struct lrb_config cfg_badheader = {
-	.mode = LRB_MODE_DISCARD,
-	.alloc = LRB_ALLOC_GLOBAL,
-	.header = (enum lrb_header_layout)2,
-	.tsc_bits = 27,
-	.cb = { .clock_read = test_clock },
-};
-
-static const struct lrb_config cfg_badheader2 = {
-	.mode = LRB_MODE_DISCARD,
-	.alloc = LRB_ALLOC_GLOBAL,
-	.header = (enum lrb_header_layout)-1,
-	.tsc_bits = 27,
-	.cb = { .clock_read = test_clock },
-};
-
-static const struct lrb_config cfg_badmode = {
-	.mode = (enum lrb_mode)2,
-	.alloc = LRB_ALLOC_GLOBAL,
-	.header = LRB_HEADER_COMPACT,
-	.tsc_bits = 27,
-	.cb = { .clock_read = test_clock },
-};
-
-static const struct lrb_config cfg_badmode2 = {
-	.mode = (enum lrb_mode)0x7fffffff,
-	.alloc = LRB_ALLOC_GLOBAL,
-	.header = LRB_HEADER_LARGE,
-	.tsc_bits = 27,
-	.cb = { .clock_read = test_clock },
-};
+static const struct lrb_config cfg_noclock =
+	TEST_CONFIG(LRB_MODE_DISCARD, LRB_ALLOC_GLOBAL, LRB_WAKEUP_BY_WRITER,
+		    LRB_HEADER_COMPACT, 27, .clock_read = NULL);
+static const struct lrb_config cfg_badheader = RAW_CFG(LRB_MODE_DISCARD, 2);
+static const struct lrb_config cfg_badheader2 = RAW_CFG(LRB_MODE_DISCARD, -1);
+static const struct lrb_config cfg_badmode = RAW_CFG(2, LRB_HEADER_COMPACT);
+static const struct lrb_config cfg_badmode2 =
+	RAW_CFG(0x7fffffff, LRB_HEADER_LARGE);
 
 struct geo_case {
 	const struct lrb_config *cfg;
@@ -374,20 +344,6 @@ static void nest_ok(const struct lrb_config *cfg, struct lrb_chan *chan,
 		lrb_commit(cfg, &ctx[--got]);
 }
 
-static void check_lost(struct lrb_buf *buf, unsigned long full,
-		       unsigned long big, unsigned long nest)
-{
-	struct lrb_stats st;
-
-	lrb_buf_stats(buf, &st);
-	CHECK_EQ(st.lost_full, full);
-	CHECK_EQ(st.lost_big, big);
-	CHECK_EQ(st.lost_nest, nest);
-	CHECK_EQ(st.lost_wrap, 0);
-	CHECK_EQ(st.lost_packets, 0);
-	CHECK_EQ(lrb_buf_lost(buf), full + big + nest);
-}
-
 static void test_zero_length(void)
 {
 	struct lrb_chan_attr attr = {
@@ -410,7 +366,7 @@ static void test_zero_length(void)
 	}
 	lrb_buf_stats(buf, &st);
 	CHECK_EQ(st.produced, st0.produced);
-	check_lost(buf, 0, 0, 0);
+	test_check_lost(buf, 0, 0, 0);
 	nest_ok(&cfg_dgc, chan, 4);
 	/* one record in the middle of a packet, then zero lengths again */
 	CHECK_EQ(put(&cfg_dgc, chan, 1, 8, 0), 0);
@@ -418,7 +374,7 @@ static void test_zero_length(void)
 	CHECK_EQ(lrb_event_write(&cfg_dgc, chan, 1, payload, 0), -EINVAL);
 	lrb_buf_stats(buf, &st);
 	CHECK_EQ(st.produced, st0.produced);
-	check_lost(buf, 0, 0, 0);
+	test_check_lost(buf, 0, 0, 0);
 	lrb_channel_flush(chan);
 	CHECK_EQ(read_records(chan, buf), 4 + 1);
 	lrb_reader_close(buf);
@@ -466,7 +422,7 @@ static void oversize(const struct lrb_config *cfg, unsigned long sbsize)
 	BIG(1, 0xFFFFFFFF);
 	CHECK_EQ(lrb_reserve(cfg, chan, &ctx, 1, 0xFFFFFFF0U), -EMSGSIZE);
 	big++;
-	check_lost(buf, 0, big, 0);
+	test_check_lost(buf, 0, big, 0);
 	/* the largest record fills the packet exactly */
 	FITS(1, room - hl);
 	CHECK_EQ(ok, 0);
@@ -483,7 +439,7 @@ static void oversize(const struct lrb_config *cfg, unsigned long sbsize)
 	FITS(ext_id, room - 16);
 	CHECK_EQ(ok, 0);
 	nest_ok(cfg, chan, 4);
-	check_lost(buf, 0, big, 0);
+	test_check_lost(buf, 0, big, 0);
 	lrb_channel_flush(chan);
 	CHECK_EQ(read_records(chan, buf), 4);
 #undef BIG
@@ -509,24 +465,17 @@ static void test_full(void)
 	unsigned long ok = 0, full = 0, i;
 	struct lrb_chan *chan;
 	struct lrb_buf *buf;
-	int ret;
 
 	REQUIRE_EQ(lrb_channel_create(&cfg_dgc, &attr, &chan), 0);
 	buf = lrb_channel_buf(chan, 0);
 	now = 100;
-	for (i = 0; i < 100; i++) {
-		ret = put(&cfg_dgc, chan, 1, 100, i);
-		if (!ret)
-			ok++;
-		else if (ret == -ENOBUFS)
-			full++;
-		else
-			CHECK_EQ(ret, -ENOBUFS);
-	}
+	for (i = 0; i < 100; i++)
+		test_tally(put(&cfg_dgc, chan, 1, 100, i), -ENOBUFS, &ok,
+			   &full);
 	/* 38 records of 104 bytes per packet, two packets */
 	CHECK_EQ(ok, 76);
 	CHECK_EQ(full, 24);
-	check_lost(buf, full, 0, 0);
+	test_check_lost(buf, full, 0, 0);
 	/* a record needing a reservation fails the same way */
 	{
 		struct lrb_ctx ctx;
@@ -534,7 +483,7 @@ static void test_full(void)
 		CHECK_EQ(lrb_reserve(&cfg_dgc, chan, &ctx, 1, 100), -ENOBUFS);
 		full++;
 	}
-	check_lost(buf, full, 0, 0);
+	test_check_lost(buf, full, 0, 0);
 	CHECK_EQ(lrb_reader_open(buf), 0);
 	lrb_buf_flush(buf);
 	CHECK_EQ(read_records(chan, buf), ok);
@@ -542,7 +491,7 @@ static void test_full(void)
 	nest_ok(&cfg_dgc, chan, 4);
 	lrb_buf_flush(buf);
 	CHECK_EQ(read_records(chan, buf), 4);
-	check_lost(buf, full, 0, 0);
+	test_check_lost(buf, full, 0, 0);
 	lrb_reader_close(buf);
 	lrb_channel_destroy(chan);
 }
@@ -574,7 +523,7 @@ static void test_nesting(void)
 	nest++;
 	CHECK_EQ(put(&cfg_dgc, chan, 3, 8, 99), -EBUSY);
 	nest++;
-	check_lost(buf, 0, 0, nest);
+	test_check_lost(buf, 0, 0, nest);
 	for (i = LRB_MAX_NESTING - 1; i >= 0; i--)
 		lrb_commit(&cfg_dgc, &ctx[i]);
 	written += LRB_MAX_NESTING;
@@ -589,11 +538,11 @@ static void test_nesting(void)
 	nest++;
 	/* the depth is per thread: another channel is refused too */
 	CHECK_EQ(put(&cfg_dgl, chan2, 4, 8, 98), -EBUSY);
-	check_lost(buf2, 0, 0, 1);
+	test_check_lost(buf2, 0, 0, 1);
 	for (i = 0; i < LRB_MAX_NESTING; i++)
 		lrb_commit(&cfg_dgc, &ctx[i]);
 	written += LRB_MAX_NESTING;
-	check_lost(buf, 0, 0, nest);
+	test_check_lost(buf, 0, 0, nest);
 
 	/* a discarded reservation frees its nesting level */
 	for (i = 0; i < LRB_MAX_NESTING; i++) {
@@ -614,7 +563,7 @@ static void test_nesting(void)
 	for (i = 0; i < LRB_MAX_NESTING; i++)
 		lrb_commit(&cfg_dgc, &ctx[i]);
 	written += LRB_MAX_NESTING;
-	check_lost(buf, 0, 0, nest);
+	test_check_lost(buf, 0, 0, nest);
 
 	/* and all levels are free again */
 	nest_ok(&cfg_dgc, chan, 4);
@@ -622,7 +571,7 @@ static void test_nesting(void)
 	written += 4;
 	CHECK_EQ(put(&cfg_dgc, chan, 6, 8, 30), 0);
 	written++;
-	check_lost(buf, 0, 0, nest);
+	test_check_lost(buf, 0, 0, nest);
 
 	lrb_channel_flush(chan);
 	lrb_channel_flush(chan2);

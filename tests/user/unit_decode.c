@@ -392,14 +392,9 @@ static u64 test_clock(void)
 }
 
 #define WCFG(h, b)							\
-	{								\
-		.mode = LRB_MODE_DISCARD,				\
-		.alloc = LRB_ALLOC_GLOBAL,				\
-		.wakeup = LRB_WAKEUP_BY_WRITER,				\
-		.header = LRB_HEADER_##h,				\
-		.tsc_bits = b,						\
-		.cb = { .clock_read = test_clock },			\
-	}
+	TEST_CONFIG(LRB_MODE_DISCARD, LRB_ALLOC_GLOBAL,			\
+		    LRB_WAKEUP_BY_WRITER, LRB_HEADER_##h, b,		\
+		    .clock_read = test_clock)
 
 static const struct lrb_config wcfg[] = {
 	WCFG(COMPACT, 27),
@@ -710,10 +705,15 @@ static void expect_next(const struct pk *p, unsigned long content,
 	free(copy);
 }
 
+/* Content ending @cut bytes into record @k of @p: -EBADMSG at record @k. */
+static void expect_cut(const struct pk *p, unsigned int k, unsigned long cut)
+{
+	expect_next(p, p->r[k].off + cut, k, -EBADMSG, p->r[k].off);
+}
+
 static void test_next_errors(void)
 {
 	struct pk *p = &pk_a;
-	unsigned long base;
 
 	/* compact header crossing the content end */
 	pk_init(p, LRB_HEADER_COMPACT, 27, 10);
@@ -722,23 +722,22 @@ static void test_next_errors(void)
 	pk_finish(p, p->pos);
 	expect_next(p, p->pos, 2, 0, 0);
 	expect_next(p, p->pos - 1, 1, -EBADMSG, p->r[1].off);
-	expect_next(p, p->r[1].off + 2, 1, -EBADMSG, p->r[1].off);
-	expect_next(p, p->r[1].off + 3, 1, -EBADMSG, p->r[1].off);
-	expect_next(p, p->r[1].off + 4, 1, -EBADMSG, p->r[1].off);
-	expect_next(p, p->r[1].off + 6, 1, -EBADMSG, p->r[1].off);
+	expect_cut(p, 1, 2);
+	expect_cut(p, 1, 3);
+	expect_cut(p, 1, 4);
+	expect_cut(p, 1, 6);
 
 	/* extended header crossing the content end */
 	pk_init(p, LRB_HEADER_COMPACT, 27, 10);
 	pk_add(p, 1, 10, 8, false);
 	pk_add(p, 200, 11, 8, false);
 	pk_finish(p, p->pos);
-	base = p->r[1].off;
 	expect_next(p, p->pos, 2, 0, 0);
-	expect_next(p, base + 4, 1, -EBADMSG, base);
-	expect_next(p, base + 8, 1, -EBADMSG, base);
-	expect_next(p, base + 12, 1, -EBADMSG, base);
-	expect_next(p, base + 15, 1, -EBADMSG, base);
-	expect_next(p, base + 16, 1, -EBADMSG, base);
+	expect_cut(p, 1, 4);
+	expect_cut(p, 1, 8);
+	expect_cut(p, 1, 12);
+	expect_cut(p, 1, 15);
+	expect_cut(p, 1, 16);
 
 	/* large header crossing the content end, and its extended form */
 	pk_init(p, LRB_HEADER_LARGE, 0, 10);
@@ -747,10 +746,10 @@ static void test_next_errors(void)
 	pk_add(p, 0xFFFFFFFFU, 12, 8, false);
 	pk_finish(p, p->pos);
 	expect_next(p, p->pos, 3, 0, 0);
-	expect_next(p, p->r[1].off + 4, 1, -EBADMSG, p->r[1].off);
-	expect_next(p, p->r[1].off + 8, 1, -EBADMSG, p->r[1].off);
-	expect_next(p, p->r[2].off + 8, 2, -EBADMSG, p->r[2].off);
-	expect_next(p, p->r[2].off + 12, 2, -EBADMSG, p->r[2].off);
+	expect_cut(p, 1, 4);
+	expect_cut(p, 1, 8);
+	expect_cut(p, 2, 8);
+	expect_cut(p, 2, 12);
 
 	/* payload crossing the content end */
 	pk_init(p, LRB_HEADER_COMPACT, 27, 10);
@@ -759,11 +758,11 @@ static void test_next_errors(void)
 	pk_add(p, TEST_ID_FIXED_MAX, 10, 8, false);
 	pk_finish(p, p->pos);
 	expect_next(p, p->pos, 3, 0, 0);
-	expect_next(p, p->r[1].off + 4 + 50, 1, -EBADMSG, p->r[1].off);
-	expect_next(p, p->r[1].off + 4 + 99, 1, -EBADMSG, p->r[1].off);
+	expect_cut(p, 1, 4 + 50);
+	expect_cut(p, 1, 4 + 99);
 	expect_next(p, p->r[1].off + 4 + 2, 1, -1, p->r[1].off);
-	expect_next(p, p->r[2].off + 4 + 5, 2, -EBADMSG, p->r[2].off);
-	expect_next(p, p->r[2].off + 4 + 7, 2, -EBADMSG, p->r[2].off);
+	expect_cut(p, 2, 4 + 5);
+	expect_cut(p, 2, 4 + 7);
 
 	/* unknown event, absurd payload size */
 	pk_init(p, LRB_HEADER_COMPACT, 27, 10);
