@@ -194,6 +194,9 @@ static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
 		if (old == c) {
 			lrb_atomic_add((want - c) >> chan->subbuf_order,
 				       &buf->lost_packets);
+			/* the new read position may hold a delivered packet */
+			if (chan->cfg->wakeup == LRB_WAKEUP_BY_WRITER)
+				lrb_port_wake(buf);
 			return;
 		}
 		c = old;
@@ -293,6 +296,8 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	int ret;
 
 	p->offset = lrb_v_read(per_cpu, &buf->offset);
+	/* what others did before moving it: counters, commit counts */
+	smp_rmb();
 	p->old = lrb_write_pos(p->offset);
 	ctx->tsc = cfg->cb.clock_read();
 	p->header_len = lrb_header_len(cfg, ctx->id,
@@ -313,8 +318,9 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	if (p->open_new) {
 		p->start = p->begin;
 		ret = lrb_check_space(buf, p->start);
+		/* another writer may have opened it meanwhile */
+		smp_rmb();
 		if (ret)
-			/* another writer may have opened it meanwhile */
 			return lrb_v_read(per_cpu, &buf->offset) == p->offset ?
 				       ret : 1;
 		p->begin += LRB_PACKET_HEADER_SIZE;
@@ -382,6 +388,8 @@ static void lrb_switch_packet(void *arg)
 
 	do {
 		offset = lrb_v_read(per_cpu, &buf->offset);
+		/* what others did before moving it: loss counters */
+		smp_rmb();
 		old = lrb_write_pos(offset);
 		/* nothing open, or a packet holding no record yet */
 		if (lrb_subbuf_offset(chan, old) <= LRB_PACKET_HEADER_SIZE)

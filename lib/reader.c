@@ -28,12 +28,18 @@ int lrb_reader_open(struct lrb_buf *buf)
 }
 EXPORT_SYMBOL_GPL(lrb_reader_open);
 
+static void lrb_release(struct lrb_buf *buf);
+
 /**
  * lrb_reader_close() - stop being the reader of a buffer
- * @buf: the buffer; the reader must not hold a sub-buffer
+ * @buf: the buffer
+ *
+ * A sub-buffer still held is released first.
  */
 void lrb_reader_close(struct lrb_buf *buf)
 {
+	if (buf->holding)
+		lrb_release(buf);
 	/* the reader's accesses before the next reader's */
 	smp_mb();
 	lrb_atomic_set(&buf->reader_busy, 0);
@@ -112,6 +118,9 @@ static void lrb_fill_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb,
 	sb->content_size = ph->content_size / 8;
 	sb->packet_size = ph->packet_size / 8;
 	sb->seq = ph->packet_seq_num;
+	buf->held_pos = pos;
+	buf->held_slot = slot;
+	buf->held_consuming = consuming;
 	buf->holding = true;
 }
 
@@ -200,12 +209,7 @@ int lrb_get_subbuf(struct lrb_buf *buf, unsigned long pos,
 }
 EXPORT_SYMBOL_GPL(lrb_get_subbuf);
 
-/**
- * lrb_put_subbuf() - release a sub-buffer taken by the reader
- * @buf: the buffer
- * @sb: the sub-buffer from lrb_get_next_subbuf() or lrb_get_subbuf()
- */
-void lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
+static void lrb_release(struct lrb_buf *buf)
 {
 	const struct lrb_chan *chan = buf->chan;
 	unsigned long idx, tag;
@@ -214,20 +218,38 @@ void lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 	smp_mb();
 	buf->holding = false;
 	if (chan->cfg->mode == LRB_MODE_DISCARD) {
-		if (sb->consuming)
+		if (buf->held_consuming)
 			lrb_atomic_set(&buf->consumed,
-				       sb->pos + chan->subbuf_size);
+				       buf->held_pos + chan->subbuf_size);
 		return;
 	}
-	if (!sb->consuming) {
-		idx = lrb_subbuf_index(chan, sb->pos);
-		tag = lrb_delivered_tag(chan, sb->pos);
+	if (!buf->held_consuming) {
+		idx = lrb_subbuf_index(chan, buf->held_pos);
+		tag = lrb_delivered_tag(chan, buf->held_pos);
 		/* put the pages back where they were, if still unused */
 		if (lrb_atomic_cmpxchg(&buf->wsb[idx], buf->spare | tag,
-				       sb->slot | tag) == (buf->spare | tag))
+				       buf->held_slot | tag) ==
+		    (buf->spare | tag))
 			return;
 	}
-	buf->spare = sb->slot;
+	buf->spare = buf->held_slot;
+}
+
+/**
+ * lrb_put_subbuf() - release a sub-buffer taken by the reader
+ * @buf: the buffer
+ * @sb: the sub-buffer from lrb_get_next_subbuf() or lrb_get_subbuf()
+ *
+ * Return: 0, or -EINVAL if @sb is not the sub-buffer the reader holds
+ * (released twice, or never taken): then nothing changes.
+ */
+int lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
+{
+	if (!buf->holding || sb->pos != buf->held_pos ||
+	    sb->slot != buf->held_slot)
+		return -EINVAL;
+	lrb_release(buf);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(lrb_put_subbuf);
 

@@ -59,6 +59,9 @@
  * @reader_busy: 1 while a consuming reader is attached
  * @spare: overwrite mode: the slot the reader owns when it holds nothing
  * @holding: the reader holds a sub-buffer
+ * @held_pos: position of the sub-buffer held
+ * @held_slot: its slot
+ * @held_consuming: it was taken by lrb_get_next_subbuf()
  * @wait: reader wakeup state (port layer)
  */
 struct lrb_buf {
@@ -79,6 +82,9 @@ struct lrb_buf {
 	struct lrb_atomic reader_busy;
 	unsigned long spare;
 	bool holding;
+	bool held_consuming;
+	unsigned long held_pos;
+	unsigned long held_slot;
 	struct lrb_port_wait wait;
 };
 

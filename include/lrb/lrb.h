@@ -96,7 +96,7 @@ bool lrb_buf_readable(struct lrb_buf *buf);
 int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb);
 int lrb_get_subbuf(struct lrb_buf *buf, unsigned long pos,
 		   struct lrb_subbuf *sb);
-void lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb);
+int lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb);
 void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 		   unsigned long *produced);
 int lrb_subbuf_copy(const struct lrb_chan *chan, const struct lrb_subbuf *sb,

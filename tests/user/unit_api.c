@@ -1567,6 +1567,54 @@ static void test_mixed_accounting(void)
 	teardown_chan(chan, buf);
 }
 
+/*
+ * Releasing twice, or a sub-buffer never taken, is refused and changes
+ * nothing; closing the reader while it holds one releases it. In overwrite
+ * mode a second release used to put the reader's slot in the ring twice.
+ */
+static void test_put_misuse(void)
+{
+	const struct lrb_config *cfgs[] = { &cfg_dgc, &cfg_ogc };
+	struct lrb_subbuf sb, other;
+	unsigned long i, c, p;
+	struct lrb_chan *chan;
+	struct lrb_buf *buf;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		chan = setup_chan(cfgs[k], SB4K, 4, SETUP_READER | SETUP_SKIP,
+				  &buf);
+		REQUIRE(chan);
+		for (i = 0; i < 100; i++)
+			CHECK_EQ(mwrite(cfgs[k], chan, 1, 100), 0);
+		REQUIRE_EQ(lrb_get_subbuf(buf, 0, &sb), 0);
+		other = sb;
+		other.pos += SB4K;
+		CHECK_EQ(lrb_put_subbuf(buf, &other), -EINVAL);
+		CHECK_EQ(lrb_put_subbuf(buf, &sb), 0);
+		CHECK_EQ(lrb_put_subbuf(buf, &sb), -EINVAL);
+		/*
+		 * Every slot still appears once: the ring goes on intact
+		 * (overwrite mode wraps it many times; discard mode only has
+		 * room for 52 more records, nothing having been consumed).
+		 */
+		for (i = 0; i < (k ? 400 : 40); i++)
+			CHECK_EQ(mwrite(cfgs[k], chan, 1, 100), 0);
+		lrb_buf_flush(buf);
+		REQUIRE_EQ(lrb_get_next_subbuf(buf, &sb), 0);
+		lrb_positions(buf, &c, &p);
+		lrb_reader_close(buf);
+		CHECK_EQ(lrb_put_subbuf(buf, &sb), -EINVAL);
+		CHECK_EQ(lrb_reader_open(buf), 0);
+		REQUIRE_EQ(lrb_get_next_subbuf(buf, &other), 0);
+		CHECK(other.pos > sb.pos);
+		CHECK(other.slot != sb.slot || k == 0);
+		CHECK_EQ(lrb_put_subbuf(buf, &other), 0);
+		teardown_chan(chan, buf);
+	}
+}
+
+
 int main(void)
 {
 	test_main_begin(60);
@@ -1597,5 +1645,6 @@ int main(void)
 	TEST_RUN(test_wait_readable);
 	TEST_RUN(test_percpu_mapping);
 	TEST_RUN(test_mixed_accounting);
+	TEST_RUN(test_put_misuse);
 	return test_main_end("unit_api");
 }
