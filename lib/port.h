@@ -22,4 +22,11 @@ void lrb_port_wait_fini(struct lrb_buf *buf);
 void lrb_port_wake(struct lrb_buf *buf);
 void lrb_port_synchronize(void);
 
+/*
+ * Test hooks: port_user.c always, port_kernel.c with CONFIG_LRB_KUNIT_TEST.
+ * The tests declare them too (tests/user/test.h, tests/kunit/lrb_kunit.h).
+ */
+void lrb_port_fail_alloc_after(long n);
+long lrb_port_live_allocs(void);
+
 #endif /* _LRB_LIB_PORT_H */

@@ -4,6 +4,7 @@
  * running a function on the CPU that owns a buffer, irq_work wakeups and
  * RCU grace periods.
  */
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
@@ -17,25 +18,96 @@
 DEFINE_PER_CPU(int, lrb_nesting);
 EXPORT_PER_CPU_SYMBOL_GPL(lrb_nesting);
 
+#if IS_ENABLED(CONFIG_LRB_KUNIT_TEST)
+/*
+ * Test hooks for the KUnit suites, as in port_user.c: fail a chosen
+ * allocation, and count the allocations not yet freed.
+ */
+static atomic_long_t lrb_fail_alloc_countdown = ATOMIC_LONG_INIT(-1);
+static atomic_long_t lrb_live_allocs = ATOMIC_LONG_INIT(0);
+
+/**
+ * lrb_port_fail_alloc_after() - test hook: fail a future allocation
+ * @n: the n-th allocation from now fails (0: the next one); -1 disables
+ */
+void lrb_port_fail_alloc_after(long n)
+{
+	atomic_long_set(&lrb_fail_alloc_countdown, n);
+}
+EXPORT_SYMBOL_GPL(lrb_port_fail_alloc_after);
+
+/**
+ * lrb_port_live_allocs() - test hook: allocations not yet freed
+ *
+ * Return: metadata blocks and pages the library currently holds.
+ */
+long lrb_port_live_allocs(void)
+{
+	return atomic_long_read(&lrb_live_allocs);
+}
+EXPORT_SYMBOL_GPL(lrb_port_live_allocs);
+
+static bool lrb_alloc_should_fail(void)
+{
+	long n = atomic_long_read(&lrb_fail_alloc_countdown);
+
+	while (n >= 0) {
+		if (atomic_long_try_cmpxchg(&lrb_fail_alloc_countdown, &n,
+					    n - 1))
+			return n == 0;
+	}
+	return false;
+}
+
+static void lrb_alloc_count(void *p, long n)
+{
+	if (p)
+		atomic_long_add(n, &lrb_live_allocs);
+}
+#else
+static inline bool lrb_alloc_should_fail(void)
+{
+	return false;
+}
+
+static inline void lrb_alloc_count(void *p, long n)
+{
+}
+#endif
+
 void *lrb_port_zalloc(unsigned long size, int node)
 {
-	return kvzalloc_node(size, GFP_KERNEL, node);
+	void *p;
+
+	if (lrb_alloc_should_fail())
+		return NULL;
+	p = kvzalloc_node(size, GFP_KERNEL, node);
+	lrb_alloc_count(p, 1);
+	return p;
 }
 
 void lrb_port_free(void *p)
 {
+	lrb_alloc_count(p, -1);
 	kvfree(p);
 }
 
 void *lrb_port_alloc_page(int node)
 {
-	struct page *page = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+	struct page *page;
 
-	return page ? page_address(page) : NULL;
+	if (lrb_alloc_should_fail())
+		return NULL;
+	page = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+	if (!page)
+		return NULL;
+	lrb_alloc_count(page, 1);
+	return page_address(page);
 }
 
 void lrb_port_free_page(void *addr)
 {
+	lrb_alloc_count(addr, -1);
 	free_page((unsigned long)addr);
 }
 
@@ -57,9 +129,16 @@ int lrb_port_check_nr_cpus(unsigned int nr_cpus)
  */
 void lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
 {
-	if (!lrb_per_cpu(buf->chan->cfg) ||
+	if (!lrb_per_cpu(buf->chan->cfg)) {
+		fn(arg);
+		return;
+	}
+	/* the CPU must not come online while we act for it */
+	cpus_read_lock();
+	if (!cpu_online(buf->cpu) ||
 	    smp_call_function_single(buf->cpu, fn, arg, 1))
 		fn(arg);
+	cpus_read_unlock();
 }
 
 static void lrb_port_wake_work(struct irq_work *work)

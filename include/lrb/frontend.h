@@ -44,6 +44,40 @@ struct lrb_ctx {
 	unsigned long gen;
 };
 
+/**
+ * enum lrb_test_point - points of the fast paths where a test can run a
+ *	nested writer, as an NMI landing there would
+ * @LRB_TEST_AFTER_READ_POS: lrb_reserve() read the write position and has
+ *	not read the clock yet
+ * @LRB_TEST_AFTER_CAS: lrb_reserve()'s fast-path compare-and-swap took the
+ *	slot; the record header is not written yet
+ * @LRB_TEST_BEFORE_COMMIT_ADD: lrb_commit() is about to add the record to
+ *	the sub-buffer's commit count
+ * @LRB_TEST_AFTER_COMMIT_ADD: lrb_commit() added to the commit count and
+ *	has not delivered the sub-buffer yet (if its add completed it)
+ *
+ * A file that defines LRB_TEST_HOOKS before including the lrb headers gets
+ * a call of lrb_test_hook(), which it must define, at each point. In every
+ * other file LRB_TEST_HOOK() calls an empty inline function: nothing.
+ */
+enum lrb_test_point {
+	LRB_TEST_AFTER_READ_POS,
+	LRB_TEST_AFTER_CAS,
+	LRB_TEST_BEFORE_COMMIT_ADD,
+	LRB_TEST_AFTER_COMMIT_ADD,
+};
+
+#ifdef LRB_TEST_HOOKS
+void lrb_test_hook(enum lrb_test_point point, struct lrb_ctx *ctx);
+#else
+static __always_inline void lrb_test_hook(enum lrb_test_point point,
+					  struct lrb_ctx *ctx)
+{
+}
+#endif
+
+#define LRB_TEST_HOOK(point, ctx) lrb_test_hook(LRB_TEST_##point, ctx)
+
 int lrb_reserve_slow(struct lrb_ctx *ctx);
 void lrb_write_slow(struct lrb_ctx *ctx, const void *src, size_t len);
 unsigned long lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
@@ -208,6 +242,7 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	ctx->len = len;
 
 	offset = lrb_v_read(per_cpu, &buf->offset);
+	LRB_TEST_HOOK(AFTER_READ_POS, ctx);
 	begin = lrb_write_pos(offset);
 	if (unlikely(!lrb_subbuf_offset(chan, begin)))
 		goto slow;
@@ -224,6 +259,7 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 		goto slow;
 	ctx->begin = begin;
 	ctx->end = end;
+	LRB_TEST_HOOK(AFTER_CAS, ctx);
 	lrb_open_record(cfg, ctx, header_len);
 	return 0;
 
@@ -265,8 +301,10 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	lrb_v_set(lrb_per_cpu(cfg), &buf->last_tsc, ctx->tsc);
 	/* the record's bytes before the count that publishes them */
 	smp_wmb();
+	LRB_TEST_HOOK(BEFORE_COMMIT_ADD, ctx);
 	cc = lrb_v_add_return(lrb_per_cpu(cfg), ctx->end - ctx->begin,
 			      &buf->commit[lrb_subbuf_index(chan, ctx->begin)]);
+	LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
 	if (unlikely(lrb_commit_done(chan, cc, lrb_lap(chan, ctx->begin) + 1)))
 		lrb_deliver(buf, ctx->begin);
 	lrb_port_nesting_dec();

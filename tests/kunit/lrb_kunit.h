@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lrb KUnit: what the suites share (helpers.c).
+ *
+ * - A test clock the tests set (lrbk_set_clock()), so that every timestamp
+ *   and record header form is known in advance.
+ * - The eight configurations (discard/overwrite x per-CPU/global x
+ *   compact/large) as static const structs, and a KUnit parameter
+ *   description for them.
+ * - The payload convention of tests/user/test.h: ids LRBK_ID_FIXED_MIN to
+ *   LRBK_ID_FIXED_MAX carry 1 to 8 bytes of pattern; any other id a u32
+ *   length, a u32 sequence number (from 8 bytes on) and pattern bytes.
+ * - A model of the records written, which the reader matches in order.
+ * - A checking reader: every packet taken is copied, its header, padding
+ *   and records are verified, records are matched against the model.
+ * - Channels destroyed when the test ends, whatever happens.
+ *
+ * Nothing here may be called with preemption or interrupts disabled:
+ * KUnit expectations allocate when they fail.
+ */
+#ifndef _LRB_KUNIT_H
+#define _LRB_KUNIT_H
+
+#include <kunit/test.h>
+
+#include <lrb/lrb.h>
+#include <lrb/decode.h>
+
+/* Test hooks of lib/port_kernel.c (CONFIG_LRB_KUNIT_TEST). */
+void lrb_port_fail_alloc_after(long n);
+long lrb_port_live_allocs(void);
+
+#define LRBK_SB4K 4096UL
+#define LRBK_SB16K 16384UL
+#define LRBK_STREAM_ID 7
+
+/* The test clock. */
+extern u64 lrbk_now;
+u64 lrbk_clock(void);
+
+static inline void lrbk_set_clock(u64 t)
+{
+	WRITE_ONCE(lrbk_now, t);
+}
+
+static inline void lrbk_tick(u64 dt)
+{
+	WRITE_ONCE(lrbk_now, READ_ONCE(lrbk_now) + dt);
+}
+
+#define LRBK_CONFIG(m, a, h)						\
+	{								\
+		.mode = LRB_MODE_##m,					\
+		.alloc = LRB_ALLOC_##a,					\
+		.wakeup = LRB_WAKEUP_BY_WRITER,				\
+		.header = LRB_HEADER_##h,				\
+		.tsc_bits = 27,						\
+		.cb = { .clock_read = lrbk_clock },			\
+	}
+
+#define LRBK_NR_VARIANTS 8
+extern const struct lrb_config lrbk_variants[LRBK_NR_VARIANTS];
+void lrbk_cfg_desc(const struct lrb_config *cfg, char *desc);
+void lrbk_variant_desc(const struct lrb_config *cfg, char *desc);
+
+/* Payload convention. */
+#define LRBK_ID_FIXED_MIN 16
+#define LRBK_ID_FIXED_MAX 23
+#define LRBK_PAYLOAD_MAX 65536
+
+static inline bool lrbk_id_fixed(u32 id)
+{
+	return id >= LRBK_ID_FIXED_MIN && id <= LRBK_ID_FIXED_MAX;
+}
+
+static inline u32 lrbk_fixed_len(u32 id)
+{
+	return id - LRBK_ID_FIXED_MIN + 1;
+}
+
+void lrbk_fill_payload(u8 *p, u32 id, u32 len, u32 seq);
+bool lrbk_check_payload(const u8 *p, u32 id, u32 len, u32 seq);
+u32 lrbk_payload_seq(const u8 *p);
+long lrbk_payload_size(const struct lrb_decoder *dec, u32 id,
+		       const u8 *payload, unsigned long avail);
+
+/**
+ * struct lrbk_exp - a record the model expects
+ * @id: event id
+ * @len: payload bytes
+ * @seq: sequence number in the payload
+ * @ts: timestamp
+ */
+struct lrbk_exp {
+	u32 id;
+	u32 len;
+	u32 seq;
+	u64 ts;
+};
+
+/**
+ * struct lrbk_model - the records written, in buffer order
+ * @test: the test
+ * @e: expected records
+ * @max: room in @e
+ * @n: records in @e
+ * @next: next record the reader must find
+ * @seq: next sequence number
+ * @attempts: writes tried (length > 0)
+ * @failed: writes that failed
+ * @skip: overwrite mode: records of overwritten packets are never read, so
+ *	the reader skips to the record with the sequence number it finds
+ * @payload: scratch payload
+ */
+struct lrbk_model {
+	struct kunit *test;
+	struct lrbk_exp *e;
+	unsigned int max;
+	unsigned int n;
+	unsigned int next;
+	u32 seq;
+	unsigned long attempts;
+	unsigned long failed;
+	bool skip;
+	u8 *payload;
+};
+
+struct lrbk_model *lrbk_model_new(struct kunit *test, unsigned int max,
+				  bool skip);
+void lrbk_model_add(struct lrbk_model *m, u32 id, u32 len, u32 seq, u64 ts);
+int lrbk_write(struct lrbk_model *m, const struct lrb_config *cfg,
+	       struct lrb_chan *chan, u32 id, u32 len);
+int lrbk_write_chunked(struct lrbk_model *m, const struct lrb_config *cfg,
+		       struct lrb_chan *chan, u32 id, u32 len, u32 chunk);
+int lrbk_reserve_rec(struct lrbk_model *m, const struct lrb_config *cfg,
+		     struct lrb_chan *chan, struct lrb_ctx *ctx, u32 id,
+		     u32 len);
+
+struct lrbk_drain;
+typedef void (*lrbk_record_fn)(struct lrbk_drain *d,
+			       const struct lrb_subbuf *sb,
+			       const struct lrb_record *rec);
+typedef void (*lrbk_packet_fn)(struct lrbk_drain *d,
+			       const struct lrb_subbuf *sb, const u8 *data);
+
+/**
+ * struct lrbk_drain - a checking reader of one buffer
+ * @test: the test
+ * @chan: channel
+ * @buf: buffer read (its reader opened by the caller)
+ * @model: records expected, or NULL not to match
+ * @data: copy of the packet being checked
+ * @packets: packets read
+ * @records: records read
+ * @page_cross: records that straddle a page boundary
+ * @next_seq: expected next packet sequence number
+ * @gaps: packets skipped between those read
+ * @last_discarded: events_discarded of the last packet read
+ * @last_ts: timestamp of the last record read
+ * @on_record: optional, called for each record
+ * @on_packet: optional, called for each packet after its records
+ * @user: for the callbacks
+ */
+struct lrbk_drain {
+	struct kunit *test;
+	struct lrb_chan *chan;
+	struct lrb_buf *buf;
+	struct lrbk_model *model;
+	u8 *data;
+	unsigned long packets;
+	unsigned long records;
+	unsigned long page_cross;
+	u64 next_seq;
+	u64 gaps;
+	u64 last_discarded;
+	u64 last_ts;
+	lrbk_record_fn on_record;
+	lrbk_packet_fn on_packet;
+	unsigned long user;
+};
+
+void lrbk_drain_init(struct lrbk_drain *d, struct kunit *test,
+		     struct lrb_chan *chan, struct lrb_buf *buf,
+		     struct lrbk_model *m);
+void lrbk_check_packet(struct lrbk_drain *d, const struct lrb_subbuf *sb);
+int lrbk_drain_one(struct lrbk_drain *d);
+unsigned long lrbk_drain_all(struct lrbk_drain *d);
+
+struct lrb_chan *lrbk_chan_new(struct kunit *test,
+			       const struct lrb_config *cfg,
+			       unsigned long subbuf_size,
+			       unsigned long num_subbuf);
+void lrbk_chan_destroy(struct kunit *test, struct lrb_chan *chan);
+unsigned int lrbk_pin(void);
+struct lrb_buf *lrbk_my_buf(const struct lrb_config *cfg,
+			    struct lrb_chan *chan);
+void lrbk_check_lost(struct kunit *test, struct lrb_buf *buf,
+		     unsigned long full, unsigned long big, unsigned long nest);
+
+#endif /* _LRB_KUNIT_H */
