@@ -8,6 +8,9 @@
 #   make check      set up, build and run every test
 #   make bench      user-space fast-path micro-benchmark
 #   make module     lrb.ko against linux-headers-6.12 (KDIR= for another)
+#   make kunit      KUnit suites in a UML kernel (ARCH=x86_64: qemu, 4 CPUs)
+#   make kunit-debug  KUnit under KASAN + lockdep (UML, x86_64) and KCSAN
+#                   + lockdep (x86_64); ARCH= restricts to one arch
 #   make install    PREFIX=/usr/local (DESTDIR= honoured)
 
 CC ?= gcc
@@ -34,7 +37,7 @@ CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 CFLAGS_tsan := -O1 -fsanitize=thread
 
 .PHONY: all lib setup demo check test-user module module-clean bench \
-	install clean
+	kunit kunit-debug install clean
 all: lib
 
 define variant
@@ -92,6 +95,31 @@ module: $(if $(filter command line,$(origin KDIR)),,setup)
 
 module-clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+# KUnit: scripts/kunit.sh builds a kernel from Debian's linux-source-6.12
+# with lrb linked in, under ~/.cache/lrb (see Documentation/testing.rst).
+# ARCH selects uml (default) or x86_64; kunit-debug without ARCH runs all
+# three debug kernels. make's flags are dropped so that the kernel build
+# kunit.py starts does not inherit them (nor our ARCH).
+KUNIT := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u ARCH scripts/kunit.sh
+
+kunit: setup
+	@$(KUNIT) --arch $(or $(ARCH),uml)
+
+kunit-debug: setup
+	@rc=0; \
+	case "$(ARCH)" in \
+	"" | uml | um | x86_64 | x86) ;; \
+	*) echo "make kunit-debug: ARCH=$(ARCH) is not supported: use uml or x86_64"; exit 2 ;; \
+	esac; \
+	case "$(ARCH)" in "" | uml | um) \
+		$(KUNIT) --arch uml --debug || rc=1 ;; \
+	esac; \
+	case "$(ARCH)" in "" | x86_64 | x86) \
+		$(KUNIT) --arch x86_64 --debug || rc=1; \
+		$(KUNIT) --arch x86_64 --kcsan || rc=1 ;; \
+	esac; \
+	exit $$rc
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig \

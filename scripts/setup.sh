@@ -7,6 +7,11 @@ set -euo pipefail
 
 packages=(build-essential pkg-config liburcu-dev linux-libc-dev sparse rsync
 	  linux-source-6.12 xz-utils)
+# KUnit (scripts/kunit.sh): a kernel build from linux-source-6.12, kunit.py,
+# and qemu for the x86_64 runs (qboot.rom comes with qemu-system-data).
+# Installed without Recommends: qemu would otherwise pull in a desktop.
+kunit_packages=(python3 flex bison bc libelf-dev libssl-dev
+		qemu-system-x86 qemu-system-data)
 
 say() { echo "lrb setup: $*" >&2; }
 
@@ -48,5 +53,16 @@ if [ ${#missing[@]} -gt 0 ]; then
 	say "installing ${missing[*]}"
 	as_root env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+missing=()
+for p in "${kunit_packages[@]}"; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	apt_update_once
+	say "installing ${missing[*]} (for KUnit)"
+	as_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 say "ready (kernel headers: $headers)"

@@ -1,12 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run the lrb test suite: user-space unit and stress tests (release, ASan +
-# UBSan, TSan), the kernel build of the core, and the style checks. Every
-# program ends with "N passed, M failed"; this sums them and ends the same
-# way. Exit status is non-zero if anything failed.
+# UBSan, TSan), the kernel build of the core, the style checks, and the
+# KUnit suites in a UML kernel and in an x86_64 kernel under qemu with 4
+# CPUs. Every program ends with "N passed, M failed"; this sums them and
+# ends the same way. Exit status is non-zero if anything failed.
+#
+# LRB_KUNIT=0 leaves the KUnit kernels out (they take minutes on a fresh
+# machine; see Documentation/testing.rst). The debug kernels (KASAN,
+# lockdep, KCSAN) are not run here: make kunit-debug.
 set -uo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 B=build
 STRESS_SECONDS=${STRESS_SECONDS:-10}
 SAN_SECONDS=${SAN_SECONDS:-3}
@@ -15,17 +20,35 @@ failed=0
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
+# run [--live] NAME COMMAND...: run COMMAND, its output kept aside, and
+# print one line for it. --live, for commands that take minutes, also shows
+# their progress lines ("lrb kunit: ...", "lrb kernel-tree: ...") as they
+# come.
 run() {
-	local name=$1 out=$log/$1.out rc p f line
+	local live='' name out rc p f line
+	if [ "$1" = --live ]; then
+		live=1
+		shift
+	fi
+	name=$1
+	out=$log/$1.out
 	shift
-	printf '%-34s ' "$name"
-	"$@" >"$out" 2>&1
-	rc=$?
+	if [ -n "$live" ]; then
+		echo "$name: running, progress follows"
+		"$@" 2>&1 | tee "$out" |
+			grep --line-buffered -E '^lrb (kunit|kernel-tree): ' | sed -u 's/^/    /'
+		rc=${PIPESTATUS[0]}
+		printf '%-34s ' "$name"
+	else
+		printf '%-34s ' "$name"
+		"$@" >"$out" 2>&1
+		rc=$?
+	fi
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
 	p=$(sed -E 's/.*\b([0-9]+) passed.*/\1/' <<<"$line")
 	f=$(sed -E 's/.*\b([0-9]+) failed.*/\1/' <<<"$line")
 	[ -n "$line" ] || { p=0; f=0; }
-	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 	fi
 	passed=$((passed + p))
@@ -60,6 +83,12 @@ for mode in discard overwrite; do
 done
 run "kernel build (W=1, no warnings)" tests/kernel-build.sh
 run "style (checkpatch, sparse)" tests/style.sh
+if [ "${LRB_KUNIT:-1}" != 0 ]; then
+	run --live "kunit uml" scripts/kunit.sh --arch uml
+	run --live "kunit x86_64 smp4" scripts/kunit.sh --arch x86_64
+else
+	printf '%-34s %s\n' "kunit" "not run (LRB_KUNIT=0)"
+fi
 
 echo
 echo "$passed passed, $failed failed"

@@ -1,0 +1,325 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build a kernel with lrb and its KUnit suites built in, boot it and report.
+#
+#   scripts/kunit.sh [--arch uml|x86_64] [--debug] [--kcsan] [SUITE_GLOB]
+#
+#   --arch uml      User-Mode Linux, runs natively (default; one CPU)
+#   --arch x86_64   runs under qemu with TCG and 4 CPUs (-smp 4)
+#   --debug         add tests/kunit/debug.kunitconfig: KASAN, lockdep,
+#                   DEBUG_ATOMIC_SLEEP, DEBUG_PREEMPT
+#   --kcsan         add tests/kunit/kcsan.kunitconfig: KCSAN, with the
+#                   debug checks but without KASAN (x86_64 only)
+#   SUITE_GLOB      run only these suites/cases, e.g. 'lrb_api*'
+#
+# The kernel is Debian's linux-source-6.12 (scripts/kernel-tree.sh). The
+# kunitconfig is tests/kunit/.kunitconfig, then the variant's fragments,
+# then tests/kunit/<arch>.kunitconfig (UML: no PCI over virtio, which
+# warns at boot; x86_64: SMP and high-resolution timers). Each
+# configuration has its own build directory,
+# ~/.cache/lrb/kunit-<arch>-<kernel version>-<hash of config and checkout>,
+# so a second run is incremental and two configurations never share one.
+# Every run of this script on the machine takes ~/.cache/lrb/kunit.lock, so
+# kernel builds never run side by side.
+#
+# Logs: build/kunit/<name>.log (kunit.py's output, build included) and
+# build/kunit/<name>.console.log (the whole kernel console).
+#
+# Ends with "kunit <arch>[-debug|-kcsan]: N passed, M failed" where N and M
+# count KUnit test cases; a failed build, a compiler warning in lrb, a
+# crash, a timeout, or a kernel report (KASAN, lockdep, WARNING, BUG,
+# KCSAN...) in the console counts as a failure. Exit status is non-zero if
+# anything failed.
+#
+# Environment: LRB_KUNIT_TIMEOUT (seconds for the boot and the tests,
+# default 900: TCG is slow), LRB_KUNIT_JOBS (default: nproc).
+set -euo pipefail
+
+# Called from make: keep our make's flags and jobserver away from the
+# kernel build kunit.py starts.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+arch=uml
+debug=
+kcsan=
+filter=
+
+usage() {
+	sed -n '3,14s/^# \{0,1\}//p' "$0"
+}
+
+say() { echo "lrb kunit: $*" >&2; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--arch)
+		[ $# -ge 2 ] || { say "--arch needs uml or x86_64"; exit 2; }
+		arch=$2
+		shift 2
+		;;
+	--arch=*) arch=${1#--arch=}; shift ;;
+	--debug) debug=1; shift ;;
+	--kcsan) kcsan=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	-*) say "unknown option '$1'"; usage >&2; exit 2 ;;
+	*)
+		[ -z "$filter" ] || { say "only one SUITE_GLOB, got '$filter' and '$1'"; exit 2; }
+		filter=$1
+		shift
+		;;
+	esac
+done
+
+case $arch in
+uml | um) arch=uml karch=um ;;
+x86_64 | x86) arch=x86_64 karch=x86_64 ;;
+*) say "unsupported --arch '$arch': use uml or x86_64"; exit 2 ;;
+esac
+
+variant=
+[ -n "$debug" ] && variant=-debug
+if [ -n "$kcsan" ]; then
+	if [ "$arch" != x86_64 ]; then
+		say "KCSAN needs --arch x86_64 (UML 6.12 has no HAVE_ARCH_KCSAN)"
+		exit 2
+	fi
+	variant=-kcsan
+fi
+name=$arch$variant
+timeout=${LRB_KUNIT_TIMEOUT:-900}
+jobs=${LRB_KUNIT_JOBS:-$(nproc)}
+
+for tool in python3 make gcc flex bison bc; do
+	command -v "$tool" >/dev/null ||
+		{ say "$tool is missing: run scripts/setup.sh (or make setup)"; exit 1; }
+done
+if [ "$arch" = x86_64 ] && ! command -v qemu-system-x86_64 >/dev/null; then
+	say "qemu-system-x86_64 is missing: run scripts/setup.sh (package qemu-system-x86)"
+	exit 1
+fi
+
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/lrb
+mkdir -p "$cache"
+
+# One kunit.sh at a time: builds share two CPUs, and the kernel tree's
+# lib/lrb link points at one checkout.
+exec 9>"$cache/kunit.lock"
+if ! flock -n 9; then
+	say "another scripts/kunit.sh holds $cache/kunit.lock; waiting for it to finish"
+	flock 9
+fi
+
+tree=$("$root/scripts/kernel-tree.sh" 9>&-) ||
+	{ say "could not prepare the kernel tree (scripts/kernel-tree.sh failed)"; exit 1; }
+version=${tree##*/linux-source-}
+
+# The composed kunitconfig: the base, then the fragments of the variant.
+frag=$root/tests/kunit
+config=$(
+	echo "# scripts/kunit.sh --arch $arch${debug:+ --debug}${kcsan:+ --kcsan}"
+	cat "$frag/.kunitconfig"
+	if [ -n "$kcsan" ]; then
+		grep -v '^CONFIG_KASAN' "$frag/debug.kunitconfig"
+		cat "$frag/kcsan.kunitconfig"
+	elif [ -n "$debug" ]; then
+		cat "$frag/debug.kunitconfig"
+	fi
+	cat "$frag/$arch.kunitconfig"
+)
+# The checkout is part of the key: the tree's lib/lrb follows whichever
+# checkout ran last, and make's timestamps cannot tell two checkouts apart.
+hash=$(printf '%s\n%s\n%s\n' "$arch" "$root" "$config" | sha256sum | cut -c1-10)
+bdir=$cache/kunit-$arch-$version-$hash
+mkdir -p "$bdir" "$root/build/kunit"
+printf '%s\n' "$config" >"$bdir/lrb.kunitconfig"
+
+log=$root/build/kunit/$name.log
+console=$root/build/kunit/$name.console.log
+rm -f "$log" "$console" "$bdir/test.log"
+touch "$bdir/.lrb-run-start"
+# Compile lrb afresh every time (seconds), so its compiler warnings show
+# in every run, not only in the run that first built it.
+rm -rf "$bdir/lib/lrb"
+
+if [ -f "$bdir/vmlinux" ]; then
+	how="incremental build"
+else
+	how="fresh build, several minutes"
+fi
+cmd=(python3 tools/testing/kunit/kunit.py run
+     --arch="$karch"
+     --kunitconfig="$bdir/lrb.kunitconfig"
+     --build_dir="$bdir"
+     --jobs="$jobs"
+     --timeout="$timeout")
+desc="UML"
+if [ "$arch" = x86_64 ]; then
+	# qemu picks TCG by default for qemu-system-x86_64; say so anyway,
+	# /dev/kvm exists on these machines but its guests hang.
+	cmd+=(--qemu_args="-accel tcg,thread=multi -smp 4")
+	desc="x86_64 under qemu (TCG, -smp 4)"
+fi
+[ -z "$debug" ] || desc+=", KASAN + lockdep"
+[ -z "$kcsan" ] || desc+=", KCSAN + lockdep"
+[ -z "$filter" ] || cmd+=("$filter")
+
+say "kunit $name: building linux-source $version for $desc ($how)"
+say "  build dir $bdir"
+say "  log $log"
+
+# Say something at least once a minute while kunit.py is quiet (it hides
+# make's output until the build is over).
+heartbeat() {
+	local quiet=0 objs
+	while sleep 10; do
+		if [ -n "$(find "$log" -newermt '-10 seconds' 2>/dev/null)" ]; then
+			quiet=0
+			continue
+		fi
+		quiet=$((quiet + 10))
+		[ $((quiet % 60)) -eq 0 ] || continue
+		objs=$(find "$bdir" -name '*.o' -newer "$bdir/.lrb-run-start" 2>/dev/null | wc -l)
+		say "kunit $name: still working, $((SECONDS - start))s so far, $objs objects compiled"
+	done
+}
+start=$SECONDS
+heartbeat 9>&- &
+hb=$!
+trap 'kill "$hb" 2>/dev/null || true' EXIT
+
+rc=0
+(cd "$tree" && "${cmd[@]}" 9>&-) 2>&1 | tee "$log" || rc=$?
+kill "$hb" 2>/dev/null || true
+wait "$hb" 2>/dev/null || true
+elapsed=$((SECONDS - start))
+[ ! -f "$bdir/test.log" ] || cp "$bdir/test.log" "$console"
+
+plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
+# Someone running scripts/kernel-tree.sh by hand from another checkout
+# while we built would have swapped the sources under us.
+linked=$(readlink "$tree/lib/lrb" || true)
+if [ "$linked" != "$root" ]; then
+	say "kunit $name: the tree's lib/lrb now points at '$linked', not $root:"
+	say "  another checkout relinked it during this run, so what was built may be"
+	say "  a mix of both. Run kunit.sh again (by-hand kunit.py runs should hold"
+	say "  $cache/kunit.lock: flock $cache/kunit.lock <command>)"
+	relinked=1
+fi
+summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' <<<"$plain" | tail -n 1 || true)
+count() {
+	local n
+	n=$(sed -nE "s/.*[ ,]$1: ([0-9]+).*/\1/p" <<<"$summary")
+	echo "${n:-0}"
+}
+total=$(sed -nE 's/.*Ran ([0-9]+) tests.*/\1/p' <<<"$summary")
+passed=$(count passed)
+failed=$(($(count failed) + $(count crashed) + $(count errors)))
+skipped=$(count skipped)
+problem=
+# A run that did not get to parsed results: show the end of the log first.
+hard=
+
+if [ -n "${relinked:-}" ]; then
+	failed=$((failed + 1))
+	problem="the kernel tree was relinked to another checkout during the run"
+elif [ -z "$summary" ]; then
+	failed=$((failed + 1))
+	hard=1
+	if grep -q 'Not all Kconfig options selected' <<<"$plain"; then
+		problem="the kernel configuration failed: an option of $bdir/lrb.kunitconfig is not available for $arch (see 'Missing' in the log)"
+	elif grep -q 'Configuring KUnit Kernel' <<<"$plain" &&
+	     ! grep -q 'Building KUnit Kernel' <<<"$plain"; then
+		problem="the kernel configuration failed"
+	elif ! grep -q 'Starting KUnit Kernel' <<<"$plain"; then
+		problem="the kernel build failed; if the error is in lrb, fix it and rerun; if the build directory looks damaged, rm -rf $bdir"
+	else
+		problem="the kernel ran but printed no KUnit results (crash in early boot?); console: $console"
+	fi
+elif [ "${total:-0}" -eq 0 ]; then
+	failed=$((failed + 1))
+	hard=1
+	problem="no test ran (SUITE_GLOB '${filter}' matched nothing, or CONFIG_LRB_KUNIT_TEST is off)"
+elif [ "$failed" -gt 0 ]; then
+	problem="$failed test case(s) failed or crashed (listed above); console: $console"
+elif [ "$rc" -ne 0 ]; then
+	failed=1
+	hard=1
+	problem="kunit.py exited with status $rc"
+fi
+
+if grep -qE 'timed out after [0-9]+ seconds' <<<"$plain"; then
+	[ "$failed" -gt 0 ] || failed=1
+	hard=1
+	problem="${problem:+$problem; }the kernel ran past the ${timeout}s timeout (LRB_KUNIT_TIMEOUT) and was stopped"
+fi
+
+if [ -n "$hard" ]; then
+	say "kunit $name: last 40 lines of $log:"
+	tail -n 40 "$log" | sed 's/^/    /' >&2
+fi
+
+# The SMP cases are only worth something if the CPUs are there.
+if [ "$arch" = x86_64 ] && [ -n "$summary" ] && [ -f "$console" ] &&
+   ! grep -q 'smp: Brought up .* 4 CPUs' "$console"; then
+	failed=$((failed + 1))
+	problem="${problem:+$problem; }the kernel did not bring up 4 CPUs (no 'smp: Brought up ... 4 CPUs' in $console): check CONFIG_SMP in tests/kunit/x86_64.kunitconfig"
+fi
+
+# Kernel reports: every splat has one header line (BUG: KASAN: ...,
+# BUG: KCSAN: ..., WARNING: possible circular locking ..., BUG: sleeping
+# function called from invalid context, BUG: soft lockup, WARNING: CPU:...,
+# kernel BUG at ..., UBSAN: ..., RCU stalls, panics); count each one.
+reports=0
+if [ -f "$console" ]; then
+	pattern='BUG:|WARNING:|KCSAN:|possible circular locking|inconsistent lock state'
+	pattern+='|sleeping function called from invalid context|kernel BUG at'
+	pattern+='|general protection fault|UBSAN:|detected stalls|hard LOCKUP'
+	pattern+='|blocked for more than|Kernel panic'
+	reports=$(grep -cE "$pattern" "$console" || true)
+	if [ "$reports" -gt 0 ]; then
+		say "kunit $name: $reports kernel report(s) in $console:"
+		# The first 5 reports, each up to its end marker or 120 lines
+		# (UML's stack traces are long).
+		awk -v pat="$pattern" '
+			$0 ~ pat { n++; left = 120; if (n <= 5) print "--- report " n ", console line " NR ":" }
+			left > 0 && n <= 5 { print; left-- }
+			/^=+$|---\[ end trace/ { if (left < 119) left = 0 }
+		' "$console" | sed 's/^/    /' >&2
+		say "kunit $name: report headers:"
+		grep -nE "$pattern" "$console" | head -n 20 | sed 's/^/    /' >&2
+		failed=$((failed + reports))
+		problem="${problem:+$problem; }$reports kernel report(s) (KASAN, lockdep, KCSAN, BUG or WARNING) in the console"
+	fi
+fi
+
+# Compiler warnings in lrb's own sources fail the run, as in
+# tests/kernel-build.sh.
+warnings=$(grep -cE '/lib/lrb/[^:]*:[0-9]+:[0-9]+: (warning|error):' <<<"$plain" || true)
+if [ "$warnings" -gt 0 ]; then
+	say "kunit $name: $warnings compiler warning(s)/error(s) in lrb:"
+	grep -E -A 3 '/lib/lrb/[^:]*:[0-9]+:[0-9]+: (warning|error):' <<<"$plain" |
+		sed "s|$tree/lib/lrb/||; s/^/    /" >&2
+	# A failed build already counts as one failure.
+	if [ -n "$summary" ]; then
+		failed=$((failed + warnings))
+		problem="${problem:+$problem; }$warnings compiler warning(s) in lrb sources"
+	fi
+fi
+
+if [ -n "$summary" ] && grep -qE '\[(FAILED|CRASHED)\] ' <<<"$plain"; then
+	say "kunit $name: failed test cases:"
+	grep -E '\[(FAILED|CRASHED)\] ' <<<"$plain" | grep -v '=====' |
+		head -n 30 | sed 's/^/    /' >&2
+fi
+
+if [ -n "$problem" ]; then
+	say "kunit $name FAILED after ${elapsed}s: $problem"
+	say "  logs: $log, $console"
+else
+	say "kunit $name: done in ${elapsed}s; console in $console"
+fi
+line="kunit $name: ${passed} passed, ${failed} failed"
+[ "$skipped" -eq 0 ] || line+=", $skipped skipped"
+echo "$line"
+[ "$failed" -eq 0 ]
