@@ -614,9 +614,9 @@ static void padding_zeroed(struct kunit *test)
 
 	/* now the pages are dirty */
 	lrbk_tick(10);
-	for (id = LRBK_ID_FIXED_MIN; id < LRBK_ID_FIXED_MAX; id++)
+	for (id = TEST_ID_FIXED_MIN; id < TEST_ID_FIXED_MAX; id++)
 		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, id,
-						 lrbk_fixed_len(id)), 0);
+						 test_fixed_len(id)), 0);
 	KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, 2, 3000), 0);
 	KUNIT_EXPECT_FALSE(test, lrb_buf_readable(buf));
 	KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, 3, 3000), 0);
@@ -1143,10 +1143,10 @@ static void packet_callbacks(struct kunit *test)
 static void percpu_record(struct lrbk_drain *d, const struct lrb_subbuf *sb,
 			  const struct lrb_record *rec)
 {
-	u32 seq = lrbk_payload_seq(rec->payload);
+	u32 seq = test_payload_seq(rec->payload);
 
 	KUNIT_EXPECT_EQ(d->test, seq / 100, d->buf->cpu);
-	KUNIT_EXPECT_TRUE(d->test, lrbk_check_payload(rec->payload, rec->id,
+	KUNIT_EXPECT_TRUE(d->test, test_check_payload(rec->payload, rec->id,
 						      rec->len, seq));
 }
 
@@ -1171,7 +1171,7 @@ static void percpu_mapping(struct kunit *test)
 			continue;
 		KUNIT_EXPECT_EQ(test, raw_smp_processor_id(), cpu);
 		for (k = 0; k < 5; k++) {
-			lrbk_fill_payload(payload, 1, 16, cpu * 100 + k);
+			test_fill_payload(payload, 1, 16, cpu * 100 + k);
 			KUNIT_EXPECT_EQ(test, lrb_event_write(&cfg_dcc, chan, 1,
 							      payload, 16), 0);
 			KUNIT_EXPECT_EQ(test, lrb_event_write(&cfg_dgc, gchan, 1,

@@ -44,92 +44,6 @@ void lrbk_variant_desc(const struct lrb_config *cfg, char *desc)
 	lrbk_cfg_desc(cfg, desc);
 }
 
-static u8 lrbk_pattern(u32 seq, u32 i)
-{
-	return (u8)(seq * 7 + i * 13 + 1);
-}
-
-/**
- * lrbk_fill_payload() - write the payload convention's bytes
- * @p: destination
- * @id: event id
- * @len: payload length
- * @seq: sequence number
- */
-void lrbk_fill_payload(u8 *p, u32 id, u32 len, u32 seq)
-{
-	u32 i = 0;
-
-	if (!lrbk_id_fixed(id)) {
-		memcpy(p, &len, sizeof(len));
-		i = 4;
-		if (len >= 8) {
-			memcpy(p + 4, &seq, sizeof(seq));
-			i = 8;
-		}
-	}
-	for (; i < len; i++)
-		p[i] = lrbk_pattern(seq, i);
-}
-
-/**
- * lrbk_check_payload() - is this what lrbk_fill_payload() wrote?
- * @p: payload
- * @id: event id
- * @len: payload length
- * @seq: sequence number
- *
- * Return: true if every byte is right.
- */
-bool lrbk_check_payload(const u8 *p, u32 id, u32 len, u32 seq)
-{
-	u32 i = 0, v;
-
-	if (!lrbk_id_fixed(id)) {
-		if (len < 4)
-			return false;
-		memcpy(&v, p, sizeof(v));
-		if (v != len)
-			return false;
-		i = 4;
-		if (len >= 8) {
-			memcpy(&v, p + 4, sizeof(v));
-			if (v != seq)
-				return false;
-			i = 8;
-		}
-	}
-	for (; i < len; i++)
-		if (p[i] != lrbk_pattern(seq, i))
-			return false;
-	return true;
-}
-
-/* The sequence number of a length-prefixed payload of 8 bytes or more. */
-u32 lrbk_payload_seq(const u8 *p)
-{
-	u32 seq;
-
-	memcpy(&seq, p + 4, sizeof(seq));
-	return seq;
-}
-
-/* lrb_decoder.payload_size for the payload convention. */
-long lrbk_payload_size(const struct lrb_decoder *dec, u32 id,
-		       const u8 *payload, unsigned long avail)
-{
-	u32 len;
-
-	if (lrbk_id_fixed(id))
-		return lrbk_fixed_len(id);
-	if (avail < sizeof(len))
-		return -EBADMSG;
-	memcpy(&len, payload, sizeof(len));
-	if (len < sizeof(len))
-		return -EBADMSG;
-	return len;
-}
-
 /**
  * lrbk_model_new() - an empty model of the records of a test
  * @test: the test (owns the memory)
@@ -184,7 +98,7 @@ int lrbk_write(struct lrbk_model *m, const struct lrb_config *cfg,
 	int ret;
 
 	if (len <= LRBK_PAYLOAD_MAX)
-		lrbk_fill_payload(m->payload, id, len, seq);
+		test_fill_payload(m->payload, id, len, seq);
 	ret = lrb_event_write(cfg, chan, id, m->payload, len);
 	if (ret != -EINVAL)
 		m->attempts++;
@@ -204,7 +118,7 @@ int lrbk_write_chunked(struct lrbk_model *m, const struct lrb_config *cfg,
 	struct lrb_ctx ctx;
 	int ret;
 
-	lrbk_fill_payload(m->payload, id, len, seq);
+	test_fill_payload(m->payload, id, len, seq);
 	m->attempts++;
 	ret = lrb_reserve(cfg, chan, &ctx, id, len);
 	if (ret) {
@@ -236,7 +150,7 @@ int lrbk_reserve_rec(struct lrbk_model *m, const struct lrb_config *cfg,
 	u32 seq = m->seq++;
 	int ret;
 
-	lrbk_fill_payload(m->payload, id, len, seq);
+	test_fill_payload(m->payload, id, len, seq);
 	ret = lrb_reserve(cfg, chan, ctx, id, len);
 	if (ret)
 		return ret;
@@ -310,7 +224,7 @@ static void lrbk_match_model(struct lrbk_drain *d,
 				    "short record in a skipping model");
 		if (rec->len < 8)
 			return;
-		seq = lrbk_payload_seq(rec->payload);
+		seq = test_payload_seq(rec->payload);
 		while (m->next < m->n && m->e[m->next].seq != seq)
 			m->next++;
 	}
@@ -326,7 +240,7 @@ static void lrbk_match_model(struct lrbk_drain *d,
 			    "record %u of the model", m->next - 1);
 	KUNIT_EXPECT_EQ_MSG(test, rec->timestamp, e->ts,
 			    "record %u of the model", m->next - 1);
-	KUNIT_EXPECT_TRUE_MSG(test, lrbk_check_payload(rec->payload, e->id,
+	KUNIT_EXPECT_TRUE_MSG(test, test_check_payload(rec->payload, e->id,
 						       rec->len, e->seq),
 			      "payload of record %u of the model",
 			      m->next - 1);
@@ -349,7 +263,7 @@ void lrbk_check_packet(struct lrbk_drain *d, const struct lrb_subbuf *sb)
 	struct lrb_decoder dec = {
 		.header = cfg->header,
 		.tsc_bits = cfg->tsc_bits,
-		.payload_size = lrbk_payload_size,
+		.payload_size = test_payload_size,
 	};
 	struct kunit *test = d->test;
 	struct lrb_packet_header h;

@@ -7,9 +7,7 @@
  * - The eight configurations (discard/overwrite x per-CPU/global x
  *   compact/large) as static const structs, and a KUnit parameter
  *   description for them.
- * - The payload convention of tests/user/test.h: ids LRBK_ID_FIXED_MIN to
- *   LRBK_ID_FIXED_MAX carry 1 to 8 bytes of pattern; any other id a u32
- *   length, a u32 sequence number (from 8 bytes on) and pattern bytes.
+ * - The payload convention of the user-space tests (tests/common/payload.h).
  * - A model of the records written, which the reader matches in order.
  * - A checking reader: every packet taken is copied, its header, padding
  *   and records are verified, records are matched against the model.
@@ -25,6 +23,8 @@
 
 #include <lrb/lrb.h>
 #include <lrb/decode.h>
+
+#include "../common/payload.h"
 
 /* Test hooks of lib/port_kernel.c (CONFIG_LRB_KUNIT_TEST). */
 void lrb_port_fail_alloc_after(long n);
@@ -63,26 +63,7 @@ extern const struct lrb_config lrbk_variants[LRBK_NR_VARIANTS];
 void lrbk_cfg_desc(const struct lrb_config *cfg, char *desc);
 void lrbk_variant_desc(const struct lrb_config *cfg, char *desc);
 
-/* Payload convention. */
-#define LRBK_ID_FIXED_MIN 16
-#define LRBK_ID_FIXED_MAX 23
 #define LRBK_PAYLOAD_MAX 65536
-
-static inline bool lrbk_id_fixed(u32 id)
-{
-	return id >= LRBK_ID_FIXED_MIN && id <= LRBK_ID_FIXED_MAX;
-}
-
-static inline u32 lrbk_fixed_len(u32 id)
-{
-	return id - LRBK_ID_FIXED_MIN + 1;
-}
-
-void lrbk_fill_payload(u8 *p, u32 id, u32 len, u32 seq);
-bool lrbk_check_payload(const u8 *p, u32 id, u32 len, u32 seq);
-u32 lrbk_payload_seq(const u8 *p);
-long lrbk_payload_size(const struct lrb_decoder *dec, u32 id,
-		       const u8 *payload, unsigned long avail);
 
 /**
  * struct lrbk_exp - a record the model expects

@@ -34,7 +34,8 @@
 #define PAYLOAD_MAX 3072
 #define PREFILL_ID 1
 #define OUTER_ID 2
-#define NESTED_ID 10
+/* NESTED_ID + depth: clear of the convention's special and fixed ids */
+#define NESTED_ID 24
 
 /**
  * struct nrec - a record written by a test writer
@@ -93,7 +94,7 @@ static int rec_write(struct recs *rs, int depth, u32 id, u32 len, u64 ts)
 	r->len = len;
 	r->seq = rs->seq++;
 	r->depth = depth;
-	lrbk_fill_payload(payload, id, len, r->seq);
+	test_fill_payload(payload, id, len, r->seq);
 	lrbk_set_clock(ts);
 	ret = lrb_reserve(rs->cfg, rs->chan, &ctx, id, len);
 	r->ret = ret;
@@ -700,7 +701,7 @@ static void irq_nesting(struct kunit *test)
 	o->len = 100;
 	o->seq = e.rs->seq++;
 	o->depth = 1;
-	lrbk_fill_payload(payloads[0], OUTER_ID, 100, o->seq);
+	test_fill_payload(payloads[0], OUTER_ID, 100, o->seq);
 	lrbk_set_clock(1000);
 	ret = lrb_reserve(ip->cfg, e.chan, &ctx, OUTER_ID, 100);
 	o->ret = ret;
