@@ -19,6 +19,7 @@ PREFIX ?= /usr/local
 VERSION := 0.1.0
 
 LIB_SRCS := lib/backend.c lib/channel.c lib/decode.c lib/frontend.c \
+	    lib/metadata.c \
 	    lib/reader.c lib/port_user.c
 UNIT_TESTS := unit_api unit_decode unit_badinput
 USER_TESTS := $(UNIT_TESTS) stress

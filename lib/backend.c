@@ -9,11 +9,6 @@
 #include "backend.h"
 #include "port.h"
 
-static unsigned long lrb_nr_slots(const struct lrb_chan *chan)
-{
-	return chan->num_subbuf + (chan->cfg->mode == LRB_MODE_OVERWRITE);
-}
-
 /**
  * lrb_buf_alloc() - allocate and initialise one buffer of a channel
  * @chan: the channel, its geometry filled in

@@ -403,6 +403,20 @@ static void lrb_switch_packet(void *arg)
 }
 
 /**
+ * lrb_buf_flush_local() - lrb_buf_flush() on the buffer's own CPU
+ * @buf: the buffer
+ *
+ * For callers that already run on the CPU owning @buf, in any context, such
+ * as a pinned timer or a CPU hotplug callback: it neither sleeps nor sends
+ * an IPI.
+ */
+void lrb_buf_flush_local(struct lrb_buf *buf)
+{
+	lrb_switch_packet(buf);
+}
+EXPORT_SYMBOL_GPL(lrb_buf_flush_local);
+
+/**
  * lrb_buf_flush() - close the packet being filled so it can be read
  * @buf: the buffer
  *

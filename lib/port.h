@@ -13,6 +13,7 @@ void *lrb_port_zalloc(unsigned long size, int node);
 void lrb_port_free(void *p);
 void *lrb_port_alloc_page(int node);
 void lrb_port_free_page(void *addr);
+void lrb_port_disown_page(void *addr);
 int lrb_port_cpu_node(unsigned int cpu);
 int lrb_port_check_nr_cpus(unsigned int nr_cpus);
 

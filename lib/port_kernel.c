@@ -111,6 +111,12 @@ void lrb_port_free_page(void *addr)
 	free_page((unsigned long)addr);
 }
 
+/* The caller of lrb_subbuf_steal_page() drops the page with put_page(). */
+void lrb_port_disown_page(void *addr)
+{
+	lrb_alloc_count(addr, -1);
+}
+
 int lrb_port_cpu_node(unsigned int cpu)
 {
 	return cpu_to_node(cpu);

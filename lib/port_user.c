@@ -95,6 +95,13 @@ void lrb_port_free_page(void *addr)
 	lrb_port_free(addr);
 }
 
+/* The caller of lrb_subbuf_steal_page() frees the page with free(). */
+void lrb_port_disown_page(void *addr)
+{
+	(void)addr;
+	uatomic_add(&live_allocs, -1);
+}
+
 int lrb_port_cpu_node(unsigned int cpu)
 {
 	(void)cpu;

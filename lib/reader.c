@@ -79,6 +79,30 @@ bool lrb_buf_readable(struct lrb_buf *buf)
 }
 EXPORT_SYMBOL_GPL(lrb_buf_readable);
 
+/**
+ * lrb_buf_complete() - count complete sub-buffers waiting for the reader
+ * @buf: the buffer
+ * @max: stop counting there
+ *
+ * For watermarks: how full the buffer is, in sub-buffers a reader could
+ * take one after the other from the read position.
+ *
+ * Return: the count, at most @max.
+ */
+unsigned long lrb_buf_complete(struct lrb_buf *buf, unsigned long max)
+{
+	unsigned long pos = lrb_atomic_read(&buf->consumed);
+	unsigned long n;
+
+	for (n = 0; n < max && n < buf->chan->num_subbuf; n++) {
+		if (!lrb_subbuf_delivered(buf, pos))
+			break;
+		pos += buf->chan->subbuf_size;
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(lrb_buf_complete);
+
 /* Overwrite mode: swap the spare slot in for the sub-buffer at @pos. */
 static int lrb_swap_out(struct lrb_buf *buf, unsigned long pos,
 			unsigned long *slot)
@@ -106,7 +130,7 @@ static void lrb_fill_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb,
 			    unsigned long pos, unsigned long slot,
 			    bool consuming)
 {
-	const struct lrb_packet_header *ph;
+	struct lrb_packet_header *ph;
 
 	/* the packet's bytes after the state that says it is complete */
 	smp_rmb();
@@ -116,7 +140,9 @@ static void lrb_fill_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb,
 	sb->consuming = consuming;
 	ph = sb->pages[0];
 	sb->content_size = ph->content_size / 8;
-	sb->packet_size = ph->packet_size / 8;
+	/* the reader owns the packet now: trim the padding it reports */
+	sb->packet_size = lrb_packet_size(buf->chan, sb->content_size);
+	ph->packet_size = (u64)sb->packet_size * 8;
 	sb->seq = ph->packet_seq_num;
 	buf->held_pos = pos;
 	buf->held_slot = slot;
@@ -254,6 +280,39 @@ int lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 EXPORT_SYMBOL_GPL(lrb_put_subbuf);
 
 /**
+ * lrb_subbuf_steal_page() - take a page of a held sub-buffer for good
+ * @buf: the buffer
+ * @sb: the sub-buffer the reader holds, taken by lrb_get_next_subbuf()
+ * @i: page index within the sub-buffer
+ *
+ * A zeroed page replaces it in the buffer, so the caller may hand the page
+ * on (to a pipe, by splice) without copying it: writers never touch it
+ * again. Only a consumed sub-buffer may be robbed; one taken for a snapshot
+ * goes back to the ring.
+ *
+ * Return: the page, now the caller's to free, or NULL if @sb is not held
+ * for consumption, @i is out of range, or no page could be allocated;
+ * nothing changes then.
+ */
+void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
+			    unsigned long i)
+{
+	void *fresh, *old;
+
+	if (!buf->holding || !buf->held_consuming ||
+	    sb->slot != buf->held_slot || i >= buf->chan->pages_per_subbuf)
+		return NULL;
+	fresh = lrb_port_alloc_page(lrb_port_cpu_node(buf->cpu));
+	if (!fresh)
+		return NULL;
+	old = sb->pages[i];
+	sb->pages[i] = fresh;
+	lrb_port_disown_page(old);
+	return old;
+}
+EXPORT_SYMBOL_GPL(lrb_subbuf_steal_page);
+
+/**
  * lrb_positions() - sample the read and write positions
  * @buf: the buffer
  * @consumed: receives the read position
@@ -298,6 +357,7 @@ void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats)
 	bool per_cpu = lrb_per_cpu(buf->chan->cfg);
 
 	lrb_positions(buf, &stats->consumed, &stats->produced);
+	stats->records = lrb_v_read(per_cpu, &buf->records);
 	stats->lost_full = lrb_v_read(per_cpu, &buf->lost_full);
 	stats->lost_wrap = lrb_v_read(per_cpu, &buf->lost_wrap);
 	stats->lost_big = lrb_v_read(per_cpu, &buf->lost_big);

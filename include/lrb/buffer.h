@@ -54,6 +54,7 @@
  *	was still being committed
  * @lost_big: records dropped because they were larger than a sub-buffer
  * @lost_nest: records dropped because writers nested too deeply
+ * @records: records committed
  * @consumed: read position: start of the oldest sub-buffer not consumed
  * @lost_packets: overwrite mode: sub-buffers writers overwrote unread
  * @reader_busy: 1 while a consuming reader is attached
@@ -76,6 +77,7 @@ struct lrb_buf {
 	union lrb_v lost_wrap;
 	union lrb_v lost_big;
 	union lrb_v lost_nest;
+	union lrb_v records;
 
 	struct lrb_atomic consumed ____cacheline_aligned;
 	struct lrb_atomic lost_packets;
@@ -155,6 +157,25 @@ static __always_inline bool lrb_commit_done(const struct lrb_chan *chan,
 	unsigned long mask = ~0UL >> chan->num_subbuf_order;
 
 	return ((cc - (lap << chan->subbuf_order)) & mask) == 0;
+}
+
+/*
+ * Bytes a reader gets of a packet of @content bytes: the content rounded up
+ * to a page, so that a flushed packet does not drag a whole sub-buffer of
+ * padding along.
+ */
+static __always_inline unsigned long lrb_packet_size(const struct lrb_chan *chan,
+						     unsigned long content)
+{
+	unsigned long size = (content + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+
+	return size < chan->subbuf_size ? size : chan->subbuf_size;
+}
+
+/* Slots of pages per buffer: the ring, plus the reader's spare in overwrite. */
+static __always_inline unsigned long lrb_nr_slots(const struct lrb_chan *chan)
+{
+	return chan->num_subbuf + (chan->cfg->mode == LRB_MODE_OVERWRITE);
 }
 
 static __always_inline void **lrb_slot_pages(const struct lrb_chan *chan,

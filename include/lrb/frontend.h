@@ -299,6 +299,7 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	 * reads it, so the choice of header errs only towards the full form.
 	 */
 	lrb_v_set(lrb_per_cpu(cfg), &buf->last_tsc, ctx->tsc);
+	lrb_v_inc(lrb_per_cpu(cfg), &buf->records);
 	/* the record's bytes before the count that publishes them */
 	smp_wmb();
 	LRB_TEST_HOOK(BEFORE_COMMIT_ADD, ctx);

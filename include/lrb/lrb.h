@@ -40,6 +40,7 @@ struct lrb_chan_attr {
 
 /**
  * struct lrb_stats - a buffer's counters, sampled
+ * @records: records committed
  * @produced: write position (bytes reserved since creation)
  * @consumed: read position
  * @lost_full: records dropped because the reader had not freed space
@@ -50,6 +51,7 @@ struct lrb_chan_attr {
  * @lost_packets: overwrite mode: packets overwritten before being read
  */
 struct lrb_stats {
+	unsigned long records;
 	unsigned long produced;
 	unsigned long consumed;
 	unsigned long lost_full;
@@ -65,7 +67,9 @@ struct lrb_stats {
  * @pages: its page addresses (chan->pages_per_subbuf of them)
  * @slot: backing slot of those pages
  * @content_size: bytes holding the packet header and records
- * @packet_size: bytes of the packet, padding included
+ * @packet_size: bytes of the packet, padding included: the content rounded
+ *	up to a page, so that a flushed packet does not drag a whole
+ *	sub-buffer of padding along; the packet header says the same
  * @seq: packet sequence number
  * @consuming: taken by lrb_get_next_subbuf(), which consumes it
  */
@@ -87,16 +91,20 @@ void lrb_channel_flush(struct lrb_chan *chan);
 struct lrb_buf *lrb_channel_buf(struct lrb_chan *chan, unsigned int i);
 
 void lrb_buf_flush(struct lrb_buf *buf);
+void lrb_buf_flush_local(struct lrb_buf *buf);
 void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats);
 unsigned long lrb_buf_lost(struct lrb_buf *buf);
 
 int lrb_reader_open(struct lrb_buf *buf);
 void lrb_reader_close(struct lrb_buf *buf);
 bool lrb_buf_readable(struct lrb_buf *buf);
+unsigned long lrb_buf_complete(struct lrb_buf *buf, unsigned long max);
 int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb);
 int lrb_get_subbuf(struct lrb_buf *buf, unsigned long pos,
 		   struct lrb_subbuf *sb);
 int lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb);
+void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
+			    unsigned long i);
 void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 		   unsigned long *produced);
 int lrb_subbuf_copy(const struct lrb_chan *chan, const struct lrb_subbuf *sb,

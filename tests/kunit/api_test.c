@@ -330,7 +330,7 @@ static void compact_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sb.pos, 0UL);
 	KUNIT_EXPECT_EQ(test, sb.seq, 0ULL);
 	KUNIT_EXPECT_EQ(test, sb.content_size, 64UL + 10 * 12);
-	KUNIT_EXPECT_EQ(test, sb.packet_size, SB16K);
+	KUNIT_EXPECT_EQ(test, sb.packet_size, 4096UL);
 	KUNIT_EXPECT_EQ(test, lrb_get_next_subbuf(buf, &sb), -EBUSY);
 	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, data, sizeof(data)),
 			0);
@@ -346,7 +346,7 @@ static void compact_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h.timestamp_begin, 1000ULL);
 	KUNIT_EXPECT_EQ(test, h.timestamp_end, 2000ULL);
 	KUNIT_EXPECT_EQ(test, h.content_size, (64ULL + 10 * 12) * 8);
-	KUNIT_EXPECT_EQ(test, h.packet_size, SB16K * 8);
+	KUNIT_EXPECT_EQ(test, h.packet_size, 4096ULL * 8);
 	KUNIT_EXPECT_EQ(test, h.packet_seq_num, 0ULL);
 	KUNIT_EXPECT_EQ(test, h.events_discarded, 0ULL);
 	KUNIT_EXPECT_EQ(test, h.cpu_id, 0);

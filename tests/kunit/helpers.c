@@ -273,17 +273,17 @@ void lrbk_check_packet(struct lrbk_drain *d, const struct lrb_subbuf *sb)
 	u8 *data = d->data;
 	int ret;
 
-	KUNIT_EXPECT_EQ(test, sb->packet_size, chan->subbuf_size);
+	KUNIT_EXPECT_EQ(test, sb->packet_size,
+			lrb_packet_size(chan, sb->content_size));
 	KUNIT_EXPECT_EQ(test, sb->pos & (chan->subbuf_size - 1), 0UL);
 	KUNIT_EXPECT_EQ(test, sb->seq, (u64)(sb->pos >> chan->subbuf_order));
 	KUNIT_EXPECT_GE(test, sb->content_size, LRB_PACKET_HEADER_SIZE);
 	KUNIT_EXPECT_LE(test, sb->content_size, sb->packet_size);
-	if (sb->packet_size != chan->subbuf_size ||
-	    sb->content_size > sb->packet_size)
+	if (sb->content_size > sb->packet_size)
 		return;
 	memset(data, 0x5a, chan->subbuf_size);
 	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, sb, 0, data,
-					      sb->packet_size), 0);
+					      chan->subbuf_size), 0);
 	memcpy(&h, data, sizeof(h));
 	KUNIT_EXPECT_EQ(test, h.magic, LRB_PACKET_MAGIC);
 	KUNIT_EXPECT_EQ(test, h.stream_id, chan->stream_id);
@@ -301,7 +301,8 @@ void lrbk_check_packet(struct lrbk_drain *d, const struct lrb_subbuf *sb)
 	d->next_seq = sb->seq + 1;
 	d->packets++;
 
-	for (i = sb->content_size; i < sb->packet_size; i++)
+	/* zero padding, up to the end of the sub-buffer */
+	for (i = sb->content_size; i < chan->subbuf_size; i++)
 		if (data[i])
 			bad++;
 	KUNIT_EXPECT_EQ_MSG(test, bad, 0UL,

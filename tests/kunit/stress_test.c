@@ -656,7 +656,9 @@ static void st_verify_packet(struct st_run *run, struct st_rbuf *r,
 		st_bad(run, r, sb, 0, "lrb_subbuf_copy failed", -ret, 0);
 		return;
 	}
-	if (sb->seq != sb->pos / ST_SUBBUF || sb->packet_size != ST_SUBBUF)
+	content = sb->content_size;
+	if (sb->seq != sb->pos / ST_SUBBUF ||
+	    sb->packet_size != lrb_packet_size(chan, content))
 		st_bad(run, r, sb, 0, "sub-buffer seq or size", sb->seq,
 		       sb->packet_size);
 	ret = lrb_packet_open(&it, &run->dec, run->copy, ST_SUBBUF);
@@ -667,7 +669,8 @@ static void st_verify_packet(struct st_run *run, struct st_rbuf *r,
 	}
 	ph = &it.header;
 	content = ph->content_size / 8;
-	if (ph->stream_id != LRBK_STREAM_ID || ph->packet_size != ST_SUBBUF * 8 ||
+	if (ph->stream_id != LRBK_STREAM_ID ||
+	    ph->packet_size != (u64)sb->packet_size * 8 ||
 	    ph->packet_seq_num != sb->seq || content != sb->content_size ||
 	    ph->cpu_id != r->b)
 		st_bad(run, r, sb, 0, "bad packet header (seq, cpu)",

@@ -892,7 +892,9 @@ static void verify_packet(struct reader *r, const struct lrb_subbuf *sb,
 	}
 	ph = &it.header;
 	content = ph->content_size / 8;
-	if (ph->stream_id != STREAM_ID || ph->packet_size != SUBBUF_SIZE * 8 ||
+	if (ph->stream_id != STREAM_ID ||
+	    ph->packet_size != lrb_packet_size(chan, content) * 8 ||
+	    sb->packet_size != lrb_packet_size(chan, content) ||
 	    ph->packet_seq_num != sb->seq || content != sb->content_size ||
 	    ph->cpu_id != r->b)
 		reader_bad(r, sb, 0, "bad packet header (stream/size/seq/cpu)",

@@ -261,16 +261,14 @@ static void process_packet(struct drain *d, struct lrb_chan *chan,
 	u8 *data;
 	int ret;
 
-	CHECK_EQ(sb->packet_size, chan->subbuf_size);
+	CHECK_EQ(sb->packet_size, lrb_packet_size(chan, sb->content_size));
 	CHECK_EQ(sb->pos & (chan->subbuf_size - 1), 0);
 	CHECK_EQ(sb->seq, sb->pos >> chan->subbuf_order);
 	CHECK(sb->content_size >= LRB_PACKET_HEADER_SIZE);
 	CHECK(sb->content_size <= sb->packet_size);
-	if (sb->packet_size != chan->subbuf_size)
-		return;
-	data = malloc(sb->packet_size);
-	memset(data, 0x5a, sb->packet_size);
-	lrb_subbuf_copy(chan, sb, 0, data, sb->packet_size);
+	data = malloc(chan->subbuf_size);
+	memset(data, 0x5a, chan->subbuf_size);
+	lrb_subbuf_copy(chan, sb, 0, data, chan->subbuf_size);
 	memcpy(&h, data, sizeof(h));
 	CHECK_EQ(h.magic, LRB_PACKET_MAGIC);
 	CHECK_EQ(h.stream_id, chan->stream_id);
@@ -288,8 +286,8 @@ static void process_packet(struct drain *d, struct lrb_chan *chan,
 	d->next_seq = sb->seq + 1;
 	d->packets++;
 
-	/* the padding after the content is zeroed */
-	for (i = sb->content_size; i < sb->packet_size; i++)
+	/* the padding after the content is zeroed, to the sub-buffer's end */
+	for (i = sb->content_size; i < chan->subbuf_size; i++)
 		if (data[i])
 			zero = false;
 	CHECK(zero);
@@ -561,7 +559,7 @@ static void test_compact_layout(void)
 	CHECK_EQ(sb.pos, 0);
 	CHECK_EQ(sb.seq, 0);
 	CHECK_EQ(sb.content_size, 64 + 10 * 12);
-	CHECK_EQ(sb.packet_size, SB16K);
+	CHECK_EQ(sb.packet_size, 4096);
 	lrb_subbuf_copy(chan, &sb, 0, data, sizeof(data));
 	memcpy(&h, data, sizeof(h));
 	CHECK_EQ(sizeof(h), 64);
@@ -570,7 +568,7 @@ static void test_compact_layout(void)
 	CHECK_EQ(h.timestamp_begin, 1000);
 	CHECK_EQ(h.timestamp_end, 2000);
 	CHECK_EQ(h.content_size, (64 + 10 * 12) * 8);
-	CHECK_EQ(h.packet_size, SB16K * 8);
+	CHECK_EQ(h.packet_size, 4096 * 8);
 	CHECK_EQ(h.packet_seq_num, 0);
 	CHECK_EQ(h.events_discarded, 0);
 	CHECK_EQ(h.cpu_id, 0);
@@ -659,8 +657,6 @@ static void check_piecewise_copy(struct drain *d, struct lrb_chan *chan,
 	bool same = true;
 
 	(void)d;
-	if (sb->packet_size != SB16K)
-		return;
 	for (off = 0; off < SB16K; off += n) {
 		n = SB16K - off > 1000 ? 1000 : SB16K - off;
 		lrb_subbuf_copy(chan, sb, off, big_a + off, n);

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lrb CTF 1.8 metadata: the TSDL text that describes a channel's packets
+ * and record headers to trace readers such as babeltrace2. The client adds
+ * its own event declarations.
+ */
+#ifndef _LRB_METADATA_H
+#define _LRB_METADATA_H
+
+#include <lrb/buffer.h>
+
+/**
+ * struct lrb_metadata_attr - what the metadata says besides the layout
+ * @clock_freq: frequency of the channel's clock in Hz
+ * @clock_offset_s: seconds from the Unix epoch to the clock's zero
+ * @clock_offset: further clock cycles from there to the clock's zero
+ * @events: TSDL event declarations of the client, or NULL
+ */
+struct lrb_metadata_attr {
+	u64 clock_freq;
+	s64 clock_offset_s;
+	u64 clock_offset;
+	const char *events;
+};
+
+int lrb_metadata_format(const struct lrb_chan *chan,
+			const struct lrb_metadata_attr *attr, char *out,
+			unsigned long size);
+
+#endif /* _LRB_METADATA_H */
