@@ -21,7 +21,7 @@ VERSION := 0.1.0
 LIB_SRCS := lib/backend.c lib/channel.c lib/decode.c lib/frontend.c \
 	    lib/metadata.c \
 	    lib/reader.c lib/port_user.c
-UNIT_TESTS := unit_api unit_decode unit_badinput
+UNIT_TESTS := unit_api unit_decode unit_badinput unit_ctf
 USER_TESTS := $(UNIT_TESTS) stress
 HEADERS := $(wildcard include/lrb/*.h include/lrb/port/*.h \
 		      include/uapi/lrb/*.h lib/*.h tests/user/*.h)

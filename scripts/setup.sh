@@ -5,13 +5,18 @@
 # offers. Runs as root (or through sudo when it is available).
 set -euo pipefail
 
+# babeltrace2 reads the CTF traces of the tests (tests/user/unit_ctf.c).
 packages=(build-essential pkg-config liburcu-dev linux-libc-dev sparse rsync
-	  linux-source-6.12 xz-utils)
+	  linux-source-6.12 xz-utils babeltrace2)
 # KUnit (scripts/kunit.sh): a kernel build from linux-source-6.12, kunit.py,
 # and qemu for the x86_64 runs (qboot.rom comes with qemu-system-data).
 # Installed without Recommends: qemu would otherwise pull in a desktop.
 kunit_packages=(python3 flex bison bc libelf-dev libssl-dev
 		qemu-system-x86 qemu-system-data)
+# The VM tests (tests/vm/run.sh): an initramfs made of busybox-static (it
+# replaces the host's dynamically linked busybox, same applets) and cpio,
+# booted under the same qemu.
+kunit_packages+=(busybox-static cpio)
 
 say() { echo "lrb setup: $*" >&2; }
 
@@ -61,7 +66,7 @@ for p in "${kunit_packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	apt_update_once
-	say "installing ${missing[*]} (for KUnit)"
+	say "installing ${missing[*]} (for KUnit and the VM tests)"
 	as_root env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

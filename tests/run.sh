@@ -66,7 +66,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
 for v in rel asan; do
-	for t in unit_api unit_decode unit_badinput; do
+	for t in unit_api unit_decode unit_badinput unit_ctf; do
 		run "$t [$v]" $B/$v/tests/$t
 	done
 done

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CTF metadata of lib/metadata.c against babeltrace2: write traces in
+ * both header layouts and both modes, with compact and extended record
+ * headers and with losses, store the packets and the metadata as a trace
+ * directory, and check that babeltrace2 prints every record that was read
+ * with its fields and its exact timestamp, and reports the discarded
+ * events and lost packets that lrb counted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <lrb/metadata.h>
+#include "test.h"
+
+#define EV_SMALL 3
+#define EV_BIG 40	/* beyond the compact id bits: extended header */
+
+static u64 now;
+
+static u64 test_clock(void)
+{
+	return now;
+}
+
+static const struct lrb_config cfg_compact_discard =
+	TEST_CONFIG(LRB_MODE_DISCARD, LRB_ALLOC_GLOBAL, LRB_WAKEUP_BY_WRITER,
+		    LRB_HEADER_COMPACT, 27, .clock_read = test_clock);
+static const struct lrb_config cfg_large_overwrite =
+	TEST_CONFIG(LRB_MODE_OVERWRITE, LRB_ALLOC_GLOBAL, LRB_WAKEUP_BY_WRITER,
+		    LRB_HEADER_LARGE, 27, .clock_read = test_clock);
+
+static const char events_tsdl[] =
+	"event {\n\tname = \"small\";\n\tid = 3;\n\tstream_id = 5;\n"
+	"\tfields := struct { uint32_t seq; uint64_t ts; };\n};\n"
+	"event {\n\tname = \"big\";\n\tid = 40;\n\tstream_id = 5;\n"
+	"\tfields := struct { uint32_t seq; uint64_t ts; };\n};\n";
+
+struct payload {
+	u32 seq;
+	u64 ts;
+} __attribute__((packed));
+
+/* What a trace should show: each record read, in order. */
+struct expect {
+	unsigned long n;
+	u32 seq[4096];
+	u64 ts[4096];
+	unsigned long lost;
+	unsigned long packets;
+	u64 first_seq;
+	u64 last_seq;
+};
+
+static char dir[] = "/tmp/lrb-unit-ctf-XXXXXX";
+
+/* Write record @seq at the current time; a jump makes it extended. */
+static int write_one(const struct lrb_config *cfg, struct lrb_chan *chan,
+		     u32 seq)
+{
+	struct payload p = { .seq = seq };
+
+	now += seq % 97 == 50 ? (1ULL << 28) + seq : 7;
+	p.ts = now;
+	return lrb_event_write(cfg, chan, seq % 5 ? EV_SMALL : EV_BIG, &p,
+			       sizeof(p));
+}
+
+static long payload_size(const struct lrb_decoder *dec, u32 id,
+			 const u8 *payload, unsigned long avail)
+{
+	return id == EV_SMALL || id == EV_BIG ? (long)sizeof(struct payload) :
+						-EINVAL;
+}
+
+/* Drain every complete packet into the stream file, noting the records. */
+static void drain(struct lrb_chan *chan, struct lrb_buf *buf, FILE *f,
+		  struct expect *e)
+{
+	struct lrb_decoder dec = {
+		.header = chan->cfg->header,
+		.tsc_bits = chan->cfg->tsc_bits,
+		.payload_size = payload_size,
+	};
+	struct lrb_packet_iter it;
+	struct lrb_record rec;
+	struct lrb_subbuf sb;
+	u8 data[4096];
+
+	while (!lrb_get_next_subbuf(buf, &sb)) {
+		REQUIRE(sb.packet_size <= sizeof(data));
+		lrb_subbuf_copy(chan, &sb, 0, data, sb.packet_size);
+		CHECK_EQ(fwrite(data, 1, sb.packet_size, f), sb.packet_size);
+		CHECK_EQ(lrb_packet_open(&it, &dec, data, sb.packet_size), 0);
+		if (!e->packets++)
+			e->first_seq = sb.seq;
+		e->last_seq = sb.seq;
+		while (lrb_packet_next(&it, &rec) > 0 &&
+		       e->n < ARRAY_SIZE(e->seq)) {
+			struct payload p;
+
+			memcpy(&p, rec.payload, sizeof(p));
+			e->seq[e->n] = p.seq;
+			e->ts[e->n++] = p.ts;
+		}
+		CHECK(!it.error);
+		CHECK_EQ(lrb_put_subbuf(buf, &sb), 0);
+	}
+}
+
+static void write_metadata(struct lrb_chan *chan, const char *path)
+{
+	struct lrb_metadata_attr attr = {
+		.clock_freq = 1000000000,
+		.clock_offset_s = 1700000000,
+		.events = events_tsdl,
+	};
+	char text[8192];
+	FILE *f = fopen(path, "w");
+	int len = lrb_metadata_format(chan, &attr, text, sizeof(text));
+
+	REQUIRE(f);
+	REQUIRE(len > 0 && len < (int)sizeof(text));
+	CHECK_EQ(lrb_metadata_format(chan, &attr, NULL, 0), len);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Run babeltrace2 on the trace and compare what it prints with @e. */
+static void check_babeltrace(const char *trace, const struct expect *e)
+{
+	char cmd[1024], line[512], err[300];
+	unsigned long n = 0, discarded = 0, packets = 0, bad = 0;
+	FILE *p;
+
+	snprintf(err, sizeof(err), "%s/bt2.err", dir);
+	snprintf(cmd, sizeof(cmd), "babeltrace2 --clock-cycles %s 2>%s",
+		 trace, err);
+	p = popen(cmd, "r");
+	REQUIRE(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long cycles, ts;
+		unsigned int seq;
+		char name[32];
+
+		if (sscanf(line,
+			   "[%llu] %*s %31[a-z]: { cpu_id = %*u, header_size = %*u }, { seq = %u, ts = %llu }",
+			   &cycles, name, &seq, &ts) != 4) {
+			if (bad++ < 5)
+				fprintf(stderr, "%s: unexpected line: %s", trace,
+					line);
+			continue;
+		}
+		if (n < e->n && (seq != e->seq[n] || ts != e->ts[n] ||
+				 cycles != ts ||
+				 strcmp(name, seq % 5 ? "small" : "big"))) {
+			if (bad++ < 5)
+				fprintf(stderr, "%s: event %lu: %s", trace, n,
+					line);
+		}
+		n++;
+	}
+	CHECK_EQ(pclose(p), 0);
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(n, e->n);
+
+	p = fopen(err, "r");
+	REQUIRE(p);
+	while (fgets(line, sizeof(line), p)) {
+		char what[16];
+		unsigned long k;
+
+		if (sscanf(line, "WARNING: Tracer discarded %lu %15s", &k,
+			   what) != 2)
+			continue;
+		if (!strcmp(what, "events"))
+			discarded += k;
+		else if (!strcmp(what, "packets"))
+			packets += k;
+	}
+	fclose(p);
+	CHECK_EQ(discarded, e->lost);
+	/* packets lost between the first and the last packet read */
+	CHECK_EQ(packets, e->last_seq - e->first_seq + 1 - e->packets);
+}
+
+/*
+ * Write @nr records with a reader that drains only every @drain_every,
+ * so that a small buffer loses some, then check the trace.
+ */
+static void run_trace(const char *name, const struct lrb_config *cfg,
+		      unsigned int nr, unsigned int drain_every)
+{
+	struct lrb_chan_attr attr = {
+		.subbuf_size = 4096, .num_subbuf = 4, .nr_cpus = 1,
+		.stream_id = 5,
+	};
+	static struct expect e;
+	char trace[128], path[160];
+	struct lrb_chan *chan;
+	struct lrb_stats st;
+	struct lrb_buf *buf;
+	unsigned int i;
+	FILE *f;
+
+	test_current = name;
+	memset(&e, 0, sizeof(e));
+	now = 1000;
+	snprintf(trace, sizeof(trace), "%s/%s", dir, name);
+	REQUIRE(!mkdir(trace, 0755));
+	REQUIRE(!lrb_channel_create(cfg, &attr, &chan));
+	buf = lrb_channel_buf(chan, 0);
+	REQUIRE(!lrb_reader_open(buf));
+	snprintf(path, sizeof(path), "%s/stream_0", trace);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	for (i = 0; i < nr; i++) {
+		write_one(cfg, chan, i);
+		if (i % drain_every == drain_every - 1)
+			drain(chan, buf, f, &e);
+	}
+	lrb_buf_flush(buf);
+	drain(chan, buf, f, &e);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/metadata", trace);
+	write_metadata(chan, path);
+	lrb_buf_stats(buf, &st);
+	e.lost = lrb_buf_lost(buf);
+	/* the runs must exercise what they claim to, and lose nothing else */
+	if (cfg->mode == LRB_MODE_DISCARD) {
+		CHECK(e.lost > 0);
+		CHECK_EQ(e.n + e.lost, nr);
+	} else {
+		CHECK(e.last_seq - e.first_seq + 1 > e.packets);
+		CHECK_EQ(e.lost, 0);
+		CHECK_EQ(e.seq[e.n - 1], nr - 1);
+	}
+	check_babeltrace(trace, &e);
+	lrb_reader_close(buf);
+	lrb_channel_destroy(chan);
+}
+
+int main(void)
+{
+	char cmd[300];
+	int ret;
+
+	test_main_begin(120);
+	if (system("babeltrace2 --version >/dev/null 2>&1")) {
+		fprintf(stderr,
+			"unit_ctf: babeltrace2 not found: run scripts/setup.sh (or apt-get install babeltrace2)\n");
+		return 1;
+	}
+	if (!mkdtemp(dir)) {
+		perror("unit_ctf: mkdtemp");
+		return 1;
+	}
+	run_trace("compact-discard", &cfg_compact_discard, 3000, 1500);
+	run_trace("large-overwrite", &cfg_large_overwrite, 3000, 1500);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ret = system(cmd);
+	(void)ret;
+	return test_main_end("unit_ctf");
+}
