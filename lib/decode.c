@@ -157,15 +157,20 @@ static int lrb_decode_header(struct lrb_packet_iter *it, struct lrb_record *rec)
  */
 int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec)
 {
-	unsigned long pos = it->pos, header_len, avail, slot;
+	unsigned long pos, header_len, avail;
 	const u8 *payload;
 	long len;
 	int ret;
 
+	if (it->pos == it->content)
+		return 0;
+	/* the content may also end with the last record's padding */
+	pos = (it->pos + LRB_RECORD_ALIGN - 1) & ~(LRB_RECORD_ALIGN - 1UL);
 	if (pos == it->content)
 		return 0;
-	if (pos % LRB_RECORD_ALIGN || it->content - pos < LRB_RECORD_ALIGN)
-		return lrb_decode_fail(it, pos, "record header truncated");
+	if (pos > it->content || it->content - pos < LRB_RECORD_ALIGN)
+		return lrb_decode_fail(it, it->pos, "record header truncated");
+	it->pos = pos;
 	ret = lrb_decode_header(it, rec);
 	if (ret < 0)
 		return ret;
@@ -180,15 +185,10 @@ int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec)
 	if ((unsigned long)len > avail)
 		return lrb_decode_fail(it, pos + header_len,
 				       "payload extends past the packet content");
-	slot = (header_len + len + LRB_RECORD_ALIGN - 1) &
-	       ~(unsigned long)(LRB_RECORD_ALIGN - 1);
-	if (slot > it->content - pos)
-		return lrb_decode_fail(it, pos + header_len + len,
-				       "record padding extends past the packet content");
 	rec->payload = payload;
 	rec->len = len;
 	rec->offset = pos;
-	it->pos = pos + slot;
+	it->pos = pos + header_len + len;
 	it->last_ts = rec->timestamp;
 	return 1;
 }

@@ -167,17 +167,20 @@ static void lrb_end_packet(struct lrb_buf *buf, void **pages,
 		chan->cfg->cb.packet_end(buf, ph);
 }
 
-/* Close the packet whose content ends at @old: pad it and commit the pad. */
+/*
+ * Close the packet whose content ends at @old: pad it and commit the pad.
+ * The last record zeroes and commits its own alignment bytes.
+ */
 static void lrb_close_packet(struct lrb_buf *buf, unsigned long old, u64 tsc,
 			     unsigned long discarded)
 {
 	const struct lrb_chan *chan = buf->chan;
 	unsigned long content = lrb_subbuf_offset(chan, old);
-	unsigned long pad = chan->subbuf_size - content;
+	unsigned long pad = chan->subbuf_size - lrb_align(content);
 	void **pages = lrb_writer_pages(buf, old);
 
 	lrb_end_packet(buf, pages, content, tsc, discarded);
-	lrb_pages_fill(pages, content, NULL, pad);
+	lrb_pages_fill(pages, lrb_align(content), NULL, pad);
 	lrb_commit_bytes(buf, old, pad);
 }
 
@@ -263,7 +266,7 @@ static int lrb_count_lost(struct lrb_buf *buf, int err)
  * @old: that write position
  * @start: the packet to open, if @open_new
  * @begin: position of the record
- * @end: position after the record
+ * @end: position after the record's payload
  * @discarded: loss count sampled for the packet closed, if any
  * @header_len: record header bytes
  * @close_old: the packet at @old must be closed and padded
@@ -292,7 +295,7 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	struct lrb_buf *buf = ctx->buf;
 	const struct lrb_config *cfg = chan->cfg;
 	bool per_cpu = lrb_per_cpu(cfg);
-	unsigned long slot_len, used;
+	unsigned long rec_len, used;
 	int ret;
 
 	p->offset = lrb_v_read(per_cpu, &buf->offset);
@@ -303,14 +306,15 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	p->header_len = lrb_header_len(cfg, ctx->id,
 				       ctx->tsc -
 				       lrb_v_read(per_cpu, &buf->last_tsc));
-	slot_len = lrb_slot_len(p->header_len, ctx->len);
-	if (slot_len > chan->subbuf_size - LRB_PACKET_HEADER_SIZE)
+	rec_len = (unsigned long)p->header_len + ctx->len;
+	if (rec_len > chan->subbuf_size - LRB_PACKET_HEADER_SIZE)
 		return -EMSGSIZE;
-	used = lrb_subbuf_offset(chan, p->old);
+	/* 0 also when the last record ended the packet on its boundary */
+	used = lrb_subbuf_offset(chan, lrb_align(p->old));
 	p->open_new = !used;
-	p->close_old = used && used + slot_len > chan->subbuf_size;
-	p->begin = p->old;
-	p->start = p->old;
+	p->close_old = used && used + rec_len > chan->subbuf_size;
+	p->begin = lrb_align(p->old);
+	p->start = p->begin;
 	if (p->close_old) {
 		p->begin = (p->old | (chan->subbuf_size - 1)) + 1;
 		p->open_new = true;
@@ -325,7 +329,7 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 				       ret : 1;
 		p->begin += LRB_PACKET_HEADER_SIZE;
 	}
-	p->end = p->begin + slot_len;
+	p->end = p->begin + rec_len;
 	/*
 	 * Sampled before the packet is closed, so that packets closed later,
 	 * by writers nesting in this one, never show less.
@@ -367,12 +371,15 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 		lrb_close_packet(buf, p.old, ctx->tsc, p.discarded);
 	if (p.open_new)
 		lrb_open_packet(buf, p.start, ctx->tsc);
+	/* a discard must not reopen a packet this reservation closed */
+	ctx->prev = p.open_new ? p.begin : p.old;
 	ctx->begin = p.begin;
 	ctx->end = p.end;
 	/* a record ending on the boundary closes its packet: no padding */
-	if (!lrb_subbuf_offset(chan, p.end))
+	if (!lrb_subbuf_offset(chan, lrb_align(p.end)))
 		lrb_end_packet(buf, lrb_writer_pages(buf, p.begin),
-			       chan->subbuf_size, ctx->tsc, p.discarded);
+			       p.end - (p.begin & ~(chan->subbuf_size - 1)),
+			       ctx->tsc, p.discarded);
 	lrb_open_record(chan->cfg, ctx, p.header_len);
 	return 0;
 }
@@ -391,8 +398,12 @@ static void lrb_switch_packet(void *arg)
 		/* what others did before moving it: loss counters */
 		smp_rmb();
 		old = lrb_write_pos(offset);
-		/* nothing open, or a packet holding no record yet */
-		if (lrb_subbuf_offset(chan, old) <= LRB_PACKET_HEADER_SIZE)
+		/*
+		 * nothing open (or closed by a record ending on the boundary),
+		 * or a packet holding no record yet
+		 */
+		if (lrb_subbuf_offset(chan, lrb_align(old)) <=
+		    LRB_PACKET_HEADER_SIZE)
 			return;
 		tsc = chan->cfg->cb.clock_read();
 		end = (old | (chan->subbuf_size - 1)) + 1;

@@ -30,18 +30,24 @@
 #define LRB_MAX_SUBBUF_ORDER 30
 
 /*
- * Positions are multiples of LRB_RECORD_ALIGN, so the low bits of the write
- * position are free: they count discards. A discard moves the position
- * back, and a writer that read the old value before the discard must not
- * see its compare-and-swap succeed when the position returns to it: its
- * timestamp could then be older than the record placed before it.
+ * The write position stops where the last record's payload ends, so that
+ * a packet closed there ends exactly after its last record, as CTF readers
+ * require; the next record starts at the next multiple of LRB_RECORD_ALIGN.
+ *
+ * The top two bits of the write position count discards (positions wrap at
+ * 2^62 bytes). A discard moves the position back, and a writer that read
+ * the old value before the discard must not see its compare-and-swap
+ * succeed when the position returns to it: its timestamp could then be
+ * older than the record placed before it.
  */
-#define LRB_OFFSET_GEN_MASK ((unsigned long)LRB_RECORD_ALIGN - 1)
+#define LRB_OFFSET_GEN_SHIFT (sizeof(unsigned long) * 8 - 2)
+#define LRB_OFFSET_GEN_ONE (1UL << LRB_OFFSET_GEN_SHIFT)
+#define LRB_OFFSET_GEN_MASK (3UL << LRB_OFFSET_GEN_SHIFT)
 
 /**
  * struct lrb_buf - one ring of sub-buffers (per CPU, or the global one)
- * @offset: write position: where the next record will be reserved, with
- *	a discard generation in its low bits (see %LRB_OFFSET_GEN_MASK)
+ * @offset: write position: the end of the last record reserved, with a
+ *	discard generation in its top bits (see %LRB_OFFSET_GEN_MASK)
  * @last_tsc: timestamp of a recently committed record: the reference a
  *	writer compares its timestamp with to pick the compact header
  * @commit: per sub-buffer, bytes committed in all laps so far
@@ -138,6 +144,12 @@ static __always_inline unsigned long lrb_lap(const struct lrb_chan *chan,
 static __always_inline unsigned long lrb_write_pos(unsigned long offset)
 {
 	return offset & ~LRB_OFFSET_GEN_MASK;
+}
+
+/* Where a record reserved at write position @pos starts. */
+static __always_inline unsigned long lrb_align(unsigned long pos)
+{
+	return (pos + LRB_RECORD_ALIGN - 1) & ~(unsigned long)(LRB_RECORD_ALIGN - 1);
 }
 
 static __always_inline unsigned long lrb_buf_size(const struct lrb_chan *chan)

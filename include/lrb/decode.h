@@ -50,7 +50,8 @@ struct lrb_record {
  * @dec: the decoder
  * @base: first byte of the packet
  * @content: bytes of header and records (from the packet header)
- * @pos: offset of the next record
+ * @pos: offset after the last record decoded (the next one starts at the
+ *	next multiple of %LRB_RECORD_ALIGN)
  * @last_ts: timestamp of the previous record (or packet begin)
  * @header: copy of the packet header
  * @error: after a failure, what was wrong

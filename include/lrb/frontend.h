@@ -23,8 +23,10 @@
  * @chan: channel written
  * @buf: buffer the slot was reserved in
  * @pages: pages of the sub-buffer holding the slot
+ * @prev: write position before the reservation, where a discard returns it
  * @begin: position of the record header
- * @end: position after the slot (the record, padded to %LRB_RECORD_ALIGN)
+ * @end: position after the payload; the slot extends to the next multiple
+ *	of %LRB_RECORD_ALIGN
  * @pos: where the next lrb_write() stores
  * @tsc: the record's timestamp
  * @id: event id
@@ -35,6 +37,7 @@ struct lrb_ctx {
 	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	void **pages;
+	unsigned long prev;
 	unsigned long begin;
 	unsigned long end;
 	unsigned long pos;
@@ -104,10 +107,10 @@ static __always_inline u32 lrb_header_len(const struct lrb_config *cfg, u32 id,
 	return LRB_EXTENDED_HEADER_SIZE;
 }
 
+/* Ring bytes a record takes: header and payload, padded to alignment. */
 static __always_inline unsigned long lrb_slot_len(u32 header_len, u32 len)
 {
-	return ((unsigned long)header_len + len + LRB_RECORD_ALIGN - 1) &
-	       ~(unsigned long)(LRB_RECORD_ALIGN - 1);
+	return lrb_align((unsigned long)header_len + len);
 }
 
 static __always_inline void *lrb_ctx_addr(const struct lrb_ctx *ctx,
@@ -223,7 +226,7 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 				       struct lrb_ctx *ctx, u32 id, u32 len)
 {
 	bool per_cpu = lrb_per_cpu(cfg);
-	unsigned long offset, begin, end;
+	unsigned long offset, prev, begin, end;
 	struct lrb_buf *buf;
 	u32 header_len;
 	int ret;
@@ -243,20 +246,22 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 
 	offset = lrb_v_read(per_cpu, &buf->offset);
 	LRB_TEST_HOOK(AFTER_READ_POS, ctx);
-	begin = lrb_write_pos(offset);
+	prev = lrb_write_pos(offset);
+	begin = lrb_align(prev);
 	if (unlikely(!lrb_subbuf_offset(chan, begin)))
 		goto slow;
 	ctx->tsc = cfg->cb.clock_read();
 	header_len = lrb_header_len(cfg, id,
 				    ctx->tsc - lrb_v_read(per_cpu, &buf->last_tsc));
-	end = begin + lrb_slot_len(header_len, len);
+	end = begin + header_len + len;
 	/* the slot must end inside this sub-buffer, not on its boundary */
-	if (unlikely((begin ^ end) >> chan->subbuf_order))
+	if (unlikely((begin ^ lrb_align(end)) >> chan->subbuf_order))
 		goto slow;
 	ctx->gen = offset & LRB_OFFSET_GEN_MASK;
 	if (unlikely(lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
 				   end | ctx->gen) != offset))
 		goto slow;
+	ctx->prev = prev;
 	ctx->begin = begin;
 	ctx->end = end;
 	LRB_TEST_HOOK(AFTER_CAS, ctx);
@@ -285,13 +290,14 @@ fail:
 static __always_inline void lrb_commit(const struct lrb_config *cfg,
 				       struct lrb_ctx *ctx)
 {
-	unsigned long pad = -(unsigned long)ctx->len & (LRB_RECORD_ALIGN - 1);
+	unsigned long slot_end = lrb_align(ctx->end);
+	unsigned long pad = slot_end - ctx->end;
 	struct lrb_chan *chan = ctx->chan;
 	struct lrb_buf *buf = ctx->buf;
 	unsigned long cc;
 
 	if (pad)
-		memset(lrb_ctx_addr(ctx, ctx->end - pad), 0, pad);
+		memset(lrb_ctx_addr(ctx, ctx->end), 0, pad);
 	/*
 	 * Only committed records become the reference for the compact
 	 * timestamps of later ones: a discarded reservation never does, and
@@ -303,7 +309,7 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	/* the record's bytes before the count that publishes them */
 	smp_wmb();
 	LRB_TEST_HOOK(BEFORE_COMMIT_ADD, ctx);
-	cc = lrb_v_add_return(lrb_per_cpu(cfg), ctx->end - ctx->begin,
+	cc = lrb_v_add_return(lrb_per_cpu(cfg), slot_end - ctx->begin,
 			      &buf->commit[lrb_subbuf_index(chan, ctx->begin)]);
 	LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
 	if (unlikely(lrb_commit_done(chan, cc, lrb_lap(chan, ctx->begin) + 1)))
@@ -326,10 +332,10 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
 					   struct lrb_ctx *ctx)
 {
-	unsigned long gen = (ctx->gen + 1) & LRB_OFFSET_GEN_MASK;
+	unsigned long gen = (ctx->gen + LRB_OFFSET_GEN_ONE) & LRB_OFFSET_GEN_MASK;
 
 	if (lrb_v_cmpxchg(lrb_per_cpu(cfg), &ctx->buf->offset,
-			  ctx->end | ctx->gen, ctx->begin | gen) !=
+			  ctx->end | ctx->gen, ctx->prev | gen) !=
 	    (ctx->end | ctx->gen))
 		return -EBUSY;
 	lrb_port_nesting_dec();

@@ -853,7 +853,8 @@ static void flush_closes_packet(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
 	KUNIT_EXPECT_EQ(test, sb.pos, SB4K);
 	KUNIT_EXPECT_EQ(test, sb.seq, 1ULL);
-	KUNIT_EXPECT_EQ(test, sb.content_size, 64 + hl + 12 + hl + 16);
+	/* the content ends with the last payload, not its padding */
+	KUNIT_EXPECT_EQ(test, sb.content_size, 64 + hl + 12 + hl + 13);
 	lrbk_check_packet(&d, &sb);
 	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
 	KUNIT_EXPECT_EQ(test, d.records, 3UL);

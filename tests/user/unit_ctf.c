@@ -35,12 +35,21 @@ static const char events_tsdl[] =
 	"event {\n\tname = \"small\";\n\tid = 3;\n\tstream_id = 5;\n"
 	"\tfields := struct { uint32_t seq; uint64_t ts; };\n};\n"
 	"event {\n\tname = \"big\";\n\tid = 40;\n\tstream_id = 5;\n"
-	"\tfields := struct { uint32_t seq; uint64_t ts; };\n};\n";
+	"\tfields := struct { uint32_t seq; uint64_t ts; uint8_t n;\n"
+	"\t\tuint8_t data[n]; };\n};\n";
 
+/*
+ * "small" is the 12-byte head alone; "big" adds n = seq % 4 bytes and more,
+ * so that records (and packets) end off the 4-byte alignment.
+ */
 struct payload {
 	u32 seq;
 	u64 ts;
+	u8 n;
+	u8 data[3];
 } __attribute__((packed));
+
+#define SMALL_LEN 12U
 
 /* What a trace should show: each record read, in order. */
 struct expect {
@@ -59,19 +68,24 @@ static char dir[] = "/tmp/lrb-unit-ctf-XXXXXX";
 static int write_one(const struct lrb_config *cfg, struct lrb_chan *chan,
 		     u32 seq)
 {
-	struct payload p = { .seq = seq };
+	struct payload p = { .seq = seq, .n = seq % 4 };
 
 	now += seq % 97 == 50 ? (1ULL << 28) + seq : 7;
 	p.ts = now;
-	return lrb_event_write(cfg, chan, seq % 5 ? EV_SMALL : EV_BIG, &p,
-			       sizeof(p));
+	memset(p.data, seq & 0xff, sizeof(p.data));
+	if (seq % 5)
+		return lrb_event_write(cfg, chan, EV_SMALL, &p, SMALL_LEN);
+	return lrb_event_write(cfg, chan, EV_BIG, &p, SMALL_LEN + 1 + p.n);
 }
 
 static long payload_size(const struct lrb_decoder *dec, u32 id,
 			 const u8 *payload, unsigned long avail)
 {
-	return id == EV_SMALL || id == EV_BIG ? (long)sizeof(struct payload) :
-						-EINVAL;
+	if (id == EV_SMALL)
+		return SMALL_LEN;
+	if (id != EV_BIG || avail < SMALL_LEN + 1)
+		return -EINVAL;
+	return SMALL_LEN + 1 + payload[SMALL_LEN];
 }
 
 /* Drain every complete packet into the stream file, noting the records. */
@@ -100,7 +114,7 @@ static void drain(struct lrb_chan *chan, struct lrb_buf *buf, FILE *f,
 		       e->n < ARRAY_SIZE(e->seq)) {
 			struct payload p;
 
-			memcpy(&p, rec.payload, sizeof(p));
+			memcpy(&p, rec.payload, SMALL_LEN);
 			e->seq[e->n] = p.seq;
 			e->ts[e->n++] = p.ts;
 		}
