@@ -41,7 +41,7 @@
  * older than the record placed before it.
  */
 #define LRB_OFFSET_GEN_SHIFT (sizeof(unsigned long) * 8 - 2)
-#define LRB_OFFSET_GEN_ONE (1UL << LRB_OFFSET_GEN_SHIFT)
+#define LRB_OFFSET_GEN_ONE BIT(LRB_OFFSET_GEN_SHIFT)
 #define LRB_OFFSET_GEN_MASK (3UL << LRB_OFFSET_GEN_SHIFT)
 
 /**
