@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * lrb user ABI: the on-buffer layout of packets and records.
+ * lrb user ABI: the on-buffer layout of packets and records, and the
+ * ioctl interface of the per-CPU files /dev/lrb/<channel>/cpuN
+ * (Documentation/abi.rst describes both, and the files).
  *
  * Every sub-buffer of an lrb buffer is one CTF 1.8 packet: a fixed packet
  * header (trace packet header and stream packet context in CTF terms)
@@ -11,6 +13,7 @@
 #ifndef _UAPI_LRB_ABI_H
 #define _UAPI_LRB_ABI_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 /* CTF 1.8 packet magic number. */
@@ -22,7 +25,8 @@
  * @stream_id: CTF stream class id, chosen by the client
  * @timestamp_begin: clock value when the packet was opened
  * @timestamp_end: clock value when the packet was closed
- * @content_size: bits of the packet holding header and records
+ * @content_size: bits of the packet holding header and records; it ends
+ *	with the last record's payload, without alignment bytes
  * @packet_size: bits of the packet including padding (the sub-buffer size)
  * @packet_seq_num: sub-buffer sequence number within the buffer; a reader
  *	detects lost packets as gaps in this number
@@ -77,5 +81,125 @@ struct lrb_extended_header {
 	__u32 id;
 	__u64 timestamp;
 } __attribute__((packed));
+
+/* Values of struct lrb_buf_info.mode and .header. */
+#define LRB_ABI_MODE_DISCARD 0U
+#define LRB_ABI_MODE_OVERWRITE 1U
+#define LRB_ABI_HEADER_COMPACT 0U
+#define LRB_ABI_HEADER_LARGE 1U
+
+/**
+ * struct lrb_buf_info - geometry and settings of one per-CPU buffer
+ * @subbuf_size: bytes per sub-buffer (the largest packet)
+ * @num_subbuf: sub-buffers in the ring
+ * @mmap_len: the only length mmap() accepts, at offset 0
+ * @cpu: CPU the buffer belongs to
+ * @mode: %LRB_ABI_MODE_DISCARD or %LRB_ABI_MODE_OVERWRITE
+ * @stream_id: CTF stream id in every packet header
+ * @watermark: complete sub-buffers poll() waits for (this file's setting)
+ * @switch_timer_us: period of the channel's switch timer, 0 if none
+ * @read_timer_us: period of the channel's read timer, 0 if writers wake
+ *	readers themselves
+ * @header: record header layout, %LRB_ABI_HEADER_COMPACT or
+ *	%LRB_ABI_HEADER_LARGE
+ * @tsc_bits: timestamp bits of a compact record header
+ * @clock_freq: frequency of the record clock in Hz
+ */
+struct lrb_buf_info {
+	__u64 subbuf_size;
+	__u64 num_subbuf;
+	__u64 mmap_len;
+	__u32 cpu;
+	__u32 mode;
+	__u32 stream_id;
+	__u32 watermark;
+	__u32 switch_timer_us;
+	__u32 read_timer_us;
+	__u32 header;
+	__u32 tsc_bits;
+	__u64 clock_freq;
+};
+
+/**
+ * struct lrb_subbuf_desc - a sub-buffer held by the reader
+ * @pos: byte position of the packet in the buffer's stream; the input of
+ *	%LRB_IOC_GET_SUBBUF
+ * @seq: packet sequence number (pos / subbuf_size)
+ * @content_size: bytes of header and records
+ * @packet_size: bytes to read, padding included: @content_size rounded up
+ *	to a page (at most subbuf_size); the packet header says the same
+ * @mmap_offset: where the packet starts in the mapping of the file
+ */
+struct lrb_subbuf_desc {
+	__u64 pos;
+	__u64 seq;
+	__u64 content_size;
+	__u64 packet_size;
+	__u64 mmap_offset;
+};
+
+/**
+ * struct lrb_positions - the buffer's positions, in bytes since creation
+ * @consumed: start of the oldest packet not consumed
+ * @produced: where the next record will be written
+ */
+struct lrb_positions {
+	__u64 consumed;
+	__u64 produced;
+};
+
+/**
+ * struct lrb_buf_counters - one buffer's counters, cumulative
+ * @records_written: records committed by writers
+ * @lost_full: records dropped because the reader had not freed space
+ *	(discard mode)
+ * @lost_wrap: records dropped because the next sub-buffer was still being
+ *	committed by an interrupted writer
+ * @lost_big: records dropped because they did not fit in a sub-buffer
+ * @lost_nest: records dropped because writers nested too deeply
+ * @lost_packets: packets overwritten before a reader took them (overwrite
+ *	mode); they show as gaps in packet sequence numbers
+ * @produced: bytes reserved by writers
+ * @consumed: bytes released by consuming readers
+ * @packets_read: packets handed to readers whole: read or spliced to their
+ *	end, or released by %LRB_IOC_PUT_SUBBUF after %LRB_IOC_GET_NEXT_SUBBUF
+ * @bytes_read: packet bytes handed to readers (a packet held when its file
+ *	is closed is consumed, and counts only for what was read of it)
+ * @pages_spliced: pages moved into pipes by splice() without a copy
+ */
+struct lrb_buf_counters {
+	__u64 records_written;
+	__u64 lost_full;
+	__u64 lost_wrap;
+	__u64 lost_big;
+	__u64 lost_nest;
+	__u64 lost_packets;
+	__u64 produced;
+	__u64 consumed;
+	__u64 packets_read;
+	__u64 bytes_read;
+	__u64 pages_spliced;
+};
+
+#define LRB_IOC_MAGIC 0xB9
+
+/* Buffer geometry and this file's settings. */
+#define LRB_IOC_GET_INFO _IOR(LRB_IOC_MAGIC, 0x00, struct lrb_buf_info)
+/* Take the oldest complete packet; consumed when released. */
+#define LRB_IOC_GET_NEXT_SUBBUF _IOR(LRB_IOC_MAGIC, 0x01, struct lrb_subbuf_desc)
+/* Take the complete packet at desc.pos without consuming it (snapshots). */
+#define LRB_IOC_GET_SUBBUF _IOWR(LRB_IOC_MAGIC, 0x02, struct lrb_subbuf_desc)
+/* Release the packet taken by LRB_IOC_GET_NEXT_SUBBUF or _GET_SUBBUF. */
+#define LRB_IOC_PUT_SUBBUF _IO(LRB_IOC_MAGIC, 0x03)
+/* Describe the packet held. */
+#define LRB_IOC_GET_HELD _IOR(LRB_IOC_MAGIC, 0x04, struct lrb_subbuf_desc)
+/* Sample the consumed and produced positions. */
+#define LRB_IOC_GET_POSITIONS _IOR(LRB_IOC_MAGIC, 0x05, struct lrb_positions)
+/* Close the packet being filled so that it can be read. */
+#define LRB_IOC_FLUSH _IO(LRB_IOC_MAGIC, 0x06)
+/* Read the buffer's counters. */
+#define LRB_IOC_GET_COUNTERS _IOR(LRB_IOC_MAGIC, 0x07, struct lrb_buf_counters)
+/* Complete packets (1 to num_subbuf) poll() waits for before EPOLLIN. */
+#define LRB_IOC_SET_WATERMARK _IOW(LRB_IOC_MAGIC, 0x08, __u32)
 
 #endif /* _UAPI_LRB_ABI_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lrb.ko channels with files: what a kernel client calls to publish a
+ * channel to user space as /dev/lrb/<name>/cpuN (one per possible CPU),
+ * /dev/lrb/<name>/metadata (CTF 1.8 metadata) and /dev/lrb/<name>/stats,
+ * with the channel's switch and read timers and CPU hotplug handled.
+ *
+ * Writers use the fast paths of lrb/lrb.h on lrb_kchan_chan()'s channel.
+ */
+#ifndef _LRB_KCHAN_H
+#define _LRB_KCHAN_H
+
+#include <lrb/lrb.h>
+
+/* Longest channel name; names use [A-Za-z0-9_-] only. */
+#define LRB_KCHAN_NAME_MAX 32
+
+/**
+ * struct lrb_kchan_attr - a channel with files
+ * @name: channel name: the directory under /dev/lrb
+ * @chan: geometry (nr_cpus is filled in: every possible CPU), stream id
+ * @switch_timer_us: every this many microseconds, each CPU closes its
+ *	partly filled packet so that readers get stale data; 0 for never
+ * @read_timer_us: with %LRB_WAKEUP_BY_TIMER, how often sleeping readers
+ *	are checked and woken (required then); must be 0 otherwise
+ * @clock_freq: frequency in Hz of the config's clock_read; 0 means 1 GHz
+ *	(nanoseconds, as lrb_clock_default())
+ * @event_metadata: CTF 1.8 event declarations of the client's events (event
+ *	blocks, stream_id = @chan.stream_id), appended to the metadata; NULL
+ *	for none. Copied.
+ */
+struct lrb_kchan_attr {
+	const char *name;
+	struct lrb_chan_attr chan;
+	unsigned int switch_timer_us;
+	unsigned int read_timer_us;
+	u64 clock_freq;
+	const char *event_metadata;
+};
+
+struct lrb_kchan;
+
+struct lrb_kchan *lrb_kchan_create(const struct lrb_config *cfg,
+				   const struct lrb_kchan_attr *attr);
+struct lrb_chan *lrb_kchan_chan(struct lrb_kchan *kc);
+void lrb_kchan_destroy(struct lrb_kchan *kc);
+
+#endif /* _LRB_KCHAN_H */

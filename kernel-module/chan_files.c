@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The channel-level files: /dev/lrb/<channel>/metadata, the CTF metadata
+ * of the channel's streams, and /dev/lrb/<channel>/stats, the counters of
+ * every per-CPU buffer as text.
+ */
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+
+#include "lrb_module.h"
+
+static struct lrb_kchan *lrb_kdev_kchan(struct inode *inode)
+{
+	return container_of(inode->i_cdev, struct lrb_kdev, cdev)->kc;
+}
+
+static int lrb_chan_file_open(struct inode *inode, struct file *file)
+{
+	if ((file->f_flags & O_ACCMODE) != O_RDONLY)
+		return -EACCES;
+	file->private_data = lrb_kdev_kchan(inode);
+	return 0;
+}
+
+static ssize_t lrb_metadata_read(struct file *file, char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct lrb_kchan *kc = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, kc->metadata,
+				       kc->metadata_len);
+}
+
+const struct file_operations lrb_metadata_fops = {
+	.owner = THIS_MODULE,
+	.open = lrb_chan_file_open,
+	.read = lrb_metadata_read,
+	.llseek = default_llseek,
+};
+
+static void lrb_stats_line(struct seq_file *m, const char *name,
+			   const struct lrb_buf_counters *c)
+{
+	seq_printf(m, "%s records_written=%llu lost_full=%llu lost_wrap=%llu lost_big=%llu lost_nest=%llu lost_packets=%llu produced=%llu consumed=%llu packets_read=%llu bytes_read=%llu pages_spliced=%llu\n",
+		   name, c->records_written, c->lost_full, c->lost_wrap,
+		   c->lost_big, c->lost_nest, c->lost_packets, c->produced,
+		   c->consumed, c->packets_read, c->bytes_read,
+		   c->pages_spliced);
+}
+
+static int lrb_stats_show(struct seq_file *m, void *v)
+{
+	struct lrb_kchan *kc = m->private;
+	struct lrb_buf_counters c, total = {};
+	unsigned int cpu, i;
+	char name[16];
+
+	for_each_possible_cpu(cpu) {
+		u64 *from = (u64 *)&c, *to = (u64 *)&total;
+
+		lrb_kbuf_counters(&kc->kbufs[cpu], &c);
+		snprintf(name, sizeof(name), "cpu%u", cpu);
+		lrb_stats_line(m, name, &c);
+		for (i = 0; i < sizeof(c) / sizeof(u64); i++)
+			to[i] += from[i];
+	}
+	lrb_stats_line(m, "total", &total);
+	return 0;
+}
+
+static int lrb_stats_open(struct inode *inode, struct file *file)
+{
+	if ((file->f_flags & O_ACCMODE) != O_RDONLY)
+		return -EACCES;
+	return single_open(file, lrb_stats_show, lrb_kdev_kchan(inode));
+}
+
+const struct file_operations lrb_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = lrb_stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-CPU files /dev/lrb/<channel>/cpuN: the consuming reader of one
+ * buffer, through read(), splice(), or mmap() and ioctls.
+ *
+ * read() and splice() share a cursor in the packet they took; they release
+ * it once it is fully read. The ioctl reader takes and releases packets
+ * explicitly and reads them through its mapping, which shows the pages of
+ * the packet held and nothing else: a page is mapped on first access while
+ * the packet is held, and unmapped before the packet goes back to writers.
+ * splice() moves pages into the pipe and puts fresh zeroed pages in their
+ * place, so writers never touch a page a pipe still refers to.
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pipe_fs_i.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/splice.h>
+#include <linux/uaccess.h>
+
+#include "lrb_module.h"
+
+static struct lrb_chan *lrb_kb_chan(struct lrb_kbuf *kb)
+{
+	return kb->kdev.kc->chan;
+}
+
+static int lrb_cpu_open(struct inode *inode, struct file *file)
+{
+	struct lrb_kbuf *kb = container_of(inode->i_cdev, struct lrb_kbuf,
+					   kdev.cdev);
+	int ret;
+
+	if ((file->f_flags & O_ACCMODE) != O_RDONLY)
+		return -EACCES;
+	ret = lrb_reader_open(kb->buf);
+	if (ret)
+		return ret;
+	kb->holding = false;
+	kb->watermark = 1;
+	kb->mapping = file->f_mapping;
+	file->private_data = kb;
+	return stream_open(inode, file);
+}
+
+/*
+ * Called with kb->lock held. Take the oldest complete packet for
+ * consumption: -EAGAIN if there is none yet, -ENODEV if there will be none.
+ */
+static int lrb_kb_take(struct lrb_kbuf *kb)
+{
+	bool fin = lrb_kchan_finalized(kb->kdev.kc);
+	int ret;
+
+	ret = lrb_get_next_subbuf(kb->buf, &kb->sb);
+	if (ret == -EAGAIN && fin)
+		return -ENODEV;
+	return ret;
+}
+
+/*
+ * Called with kb->lock held: take a packet for read() and splice(), which
+ * start at its beginning.
+ */
+static int lrb_kb_stream_take(struct lrb_kbuf *kb)
+{
+	int ret = lrb_kb_take(kb);
+
+	if (!ret) {
+		kb->by_ioctl = false;
+		kb->cursor = 0;
+		WRITE_ONCE(kb->holding, true);
+	}
+	return ret;
+}
+
+/* Called with kb->lock held: hide the held packet from the mapping. */
+static void lrb_kb_unmap(struct lrb_kbuf *kb)
+{
+	struct lrb_chan *chan = lrb_kb_chan(kb);
+
+	if (!kb->map_valid)
+		return;
+	mutex_lock(&kb->map_lock);
+	kb->map_valid = false;
+	unmap_mapping_range(kb->mapping, (loff_t)kb->map_slot * chan->subbuf_size,
+			    chan->subbuf_size, 1);
+	mutex_unlock(&kb->map_lock);
+}
+
+/*
+ * Called with kb->lock held: give the held packet back to writers. A packet
+ * taken for consumption is consumed, even if the reader (closing its file)
+ * did not read it all; the counters say what it did read.
+ */
+static void lrb_kb_release(struct lrb_kbuf *kb)
+{
+	lrb_kb_unmap(kb);
+	lrb_put_subbuf(kb->buf, &kb->sb);
+	WRITE_ONCE(kb->holding, false);
+}
+
+static int lrb_cpu_release(struct inode *inode, struct file *file)
+{
+	struct lrb_kbuf *kb = file->private_data;
+
+	mutex_lock(&kb->lock);
+	if (kb->holding)
+		lrb_kb_release(kb);
+	mutex_unlock(&kb->lock);
+	lrb_reader_close(kb->buf);
+	return 0;
+}
+
+/* Complete packets waiting, counting one partly read by read/splice. */
+static bool lrb_kb_ready(struct lrb_kbuf *kb, unsigned long want)
+{
+	if (READ_ONCE(kb->holding) && !READ_ONCE(kb->by_ioctl))
+		return true;
+	return lrb_buf_complete(kb->buf, want) >= want;
+}
+
+/*
+ * Make sure read() or splice() has a packet, waiting for one unless
+ * @nonblock. Returns with kb->lock held on success (0) and on -ENODEV (end
+ * of file); other errors come without it.
+ */
+static int lrb_kb_stream_hold(struct lrb_kbuf *kb, bool nonblock)
+{
+	int ret;
+
+	for (;;) {
+		mutex_lock(&kb->lock);
+		if (kb->holding) {
+			if (!kb->by_ioctl)
+				return 0;
+			mutex_unlock(&kb->lock);
+			return -EBUSY;
+		}
+		ret = lrb_kb_stream_take(kb);
+		if (!ret || ret == -ENODEV)
+			return ret;
+		mutex_unlock(&kb->lock);
+		if (ret != -EAGAIN)
+			return ret;
+		if (nonblock)
+			return -EAGAIN;
+		ret = wait_event_interruptible(kb->buf->wait.wq,
+					       lrb_kb_ready(kb, 1) ||
+					       lrb_kchan_finalized(kb->kdev.kc));
+		if (ret)
+			return ret;
+	}
+}
+
+/* Called with kb->lock held, after read() or splice() advanced. */
+static void lrb_kb_stream_advance(struct lrb_kbuf *kb, unsigned long n)
+{
+	kb->cursor += n;
+	atomic64_add(n, &kb->bytes_read);
+	if (kb->cursor == kb->sb.packet_size) {
+		atomic64_inc(&kb->packets_read);
+		lrb_kb_release(kb);
+	}
+}
+
+static ssize_t lrb_cpu_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct lrb_kbuf *kb = file->private_data;
+	ssize_t done = 0;
+	int ret;
+
+	if (!count)
+		return 0;
+	ret = lrb_kb_stream_hold(kb, file->f_flags & O_NONBLOCK);
+	if (ret == -ENODEV) {
+		mutex_unlock(&kb->lock);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	while (done < count && kb->holding) {
+		unsigned long off = kb->cursor;
+		unsigned long in_page = off & ~PAGE_MASK;
+		unsigned long n = min3(count - done, kb->sb.packet_size - off,
+				       PAGE_SIZE - in_page);
+
+		if (copy_to_user(ubuf + done,
+				 (char *)kb->sb.pages[off >> PAGE_SHIFT] + in_page,
+				 n)) {
+			ret = -EFAULT;
+			break;
+		}
+		done += n;
+		lrb_kb_stream_advance(kb, n);
+		/* go on with the next packet only if it is complete already */
+		if (!kb->holding && done < count)
+			lrb_kb_stream_take(kb);
+	}
+	mutex_unlock(&kb->lock);
+	return done ? done : ret;
+}
+
+static const struct pipe_buf_operations lrb_pipe_buf_ops = {
+	.release = generic_pipe_buf_release,
+	.try_steal = generic_pipe_buf_try_steal,
+	.get = generic_pipe_buf_get,
+};
+
+/*
+ * Move whole pages of the held packet into @pipe, each replaced by a fresh
+ * page in the buffer. Called with kb->lock and the pipe locked.
+ */
+static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
+				   struct pipe_inode_info *pipe, size_t len)
+{
+	unsigned long left = min_t(unsigned long, len,
+				   kb->sb.packet_size - kb->cursor);
+	ssize_t done = 0;
+
+	if (!pipe->readers) {
+		send_sig(SIGPIPE, current, 0);
+		return -EPIPE;
+	}
+	while (left && !pipe_full(pipe->head, pipe->tail, pipe->max_usage)) {
+		struct pipe_buffer pb = {
+			.offset = 0,
+			.len = PAGE_SIZE,
+			.ops = &lrb_pipe_buf_ops,
+		};
+		void *page = lrb_subbuf_steal_page(kb->buf, &kb->sb,
+						   kb->cursor >> PAGE_SHIFT);
+
+		if (!page)
+			return done ? done : -ENOMEM;
+		pb.page = virt_to_page(page);
+		/* cannot fail: the pipe has room and readers, and is locked */
+		add_to_pipe(pipe, &pb);
+		atomic64_inc(&kb->pages_spliced);
+		done += PAGE_SIZE;
+		left -= PAGE_SIZE;
+		lrb_kb_stream_advance(kb, PAGE_SIZE);
+	}
+	return done ? done : -EAGAIN;
+}
+
+static ssize_t lrb_cpu_splice_read(struct file *file, loff_t *ppos,
+				   struct pipe_inode_info *pipe, size_t len,
+				   unsigned int flags)
+{
+	struct lrb_kbuf *kb = file->private_data;
+	bool nonblock = (flags & SPLICE_F_NONBLOCK) ||
+			(file->f_flags & O_NONBLOCK);
+	ssize_t ret;
+
+	if (len & ~PAGE_MASK)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	ret = lrb_kb_stream_hold(kb, nonblock);
+	if (ret == -ENODEV) {
+		mutex_unlock(&kb->lock);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (kb->cursor & ~PAGE_MASK)
+		ret = -EINVAL;
+	else
+		ret = lrb_kb_splice_pages(kb, pipe, len);
+	mutex_unlock(&kb->lock);
+	return ret;
+}
+
+static vm_fault_t lrb_vm_fault(struct vm_fault *vmf)
+{
+	struct lrb_kbuf *kb = vmf->vma->vm_file->private_data;
+	struct lrb_chan *chan = lrb_kb_chan(kb);
+	unsigned int shift = chan->subbuf_order - PAGE_SHIFT;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	mutex_lock(&kb->map_lock);
+	if (kb->map_valid && vmf->pgoff >> shift == kb->map_slot) {
+		void *page = kb->sb.pages[vmf->pgoff & (BIT(shift) - 1)];
+
+		ret = vmf_insert_page(vmf->vma, vmf->address,
+				      virt_to_page(page));
+	}
+	mutex_unlock(&kb->map_lock);
+	return ret;
+}
+
+static const struct vm_operations_struct lrb_vm_ops = {
+	.fault = lrb_vm_fault,
+};
+
+static unsigned long lrb_kb_mmap_len(struct lrb_kbuf *kb)
+{
+	struct lrb_chan *chan = lrb_kb_chan(kb);
+
+	return lrb_nr_slots(chan) * chan->subbuf_size;
+}
+
+static int lrb_cpu_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct lrb_kbuf *kb = file->private_data;
+
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != lrb_kb_mmap_len(kb))
+		return -EINVAL;
+	vm_flags_mod(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP,
+		     VM_MAYWRITE);
+	vma->vm_ops = &lrb_vm_ops;
+	return 0;
+}
+
+static __poll_t lrb_cpu_poll(struct file *file, poll_table *wait)
+{
+	struct lrb_kbuf *kb = file->private_data;
+	bool fin;
+
+	poll_wait(file, &kb->buf->wait.wq, wait);
+	fin = lrb_kchan_finalized(kb->kdev.kc);
+	if (lrb_kb_ready(kb, fin ? 1 : READ_ONCE(kb->watermark)))
+		return EPOLLIN | EPOLLRDNORM;
+	return fin ? EPOLLHUP : 0;
+}
+
+static void lrb_kb_desc(struct lrb_kbuf *kb, struct lrb_subbuf_desc *d)
+{
+	d->pos = kb->sb.pos;
+	d->seq = kb->sb.seq;
+	d->content_size = kb->sb.content_size;
+	d->packet_size = kb->sb.packet_size;
+	d->mmap_offset = (u64)kb->sb.slot * lrb_kb_chan(kb)->subbuf_size;
+}
+
+/* Called with kb->lock held, the packet taken: hold it for the mapping. */
+static void lrb_kb_hold_ioctl(struct lrb_kbuf *kb, struct lrb_subbuf_desc *d)
+{
+	kb->by_ioctl = true;
+	WRITE_ONCE(kb->holding, true);
+	mutex_lock(&kb->map_lock);
+	kb->map_slot = kb->sb.slot;
+	kb->map_valid = true;
+	mutex_unlock(&kb->map_lock);
+	lrb_kb_desc(kb, d);
+}
+
+static long lrb_ioc_get_next(struct lrb_kbuf *kb, struct lrb_subbuf_desc *d)
+{
+	int ret;
+
+	if (kb->holding)
+		return -EBUSY;
+	ret = lrb_kb_take(kb);
+	if (!ret)
+		lrb_kb_hold_ioctl(kb, d);
+	return ret;
+}
+
+static long lrb_ioc_get(struct lrb_kbuf *kb, struct lrb_subbuf_desc *d)
+{
+	struct lrb_chan *chan = lrb_kb_chan(kb);
+	int ret;
+
+	if (d->seq || d->content_size || d->packet_size || d->mmap_offset ||
+	    d->pos & (chan->subbuf_size - 1))
+		return -EINVAL;
+	if (kb->holding)
+		return -EBUSY;
+	ret = lrb_get_subbuf(kb->buf, d->pos, &kb->sb);
+	if (!ret)
+		lrb_kb_hold_ioctl(kb, d);
+	return ret;
+}
+
+static void lrb_kb_info(struct lrb_kbuf *kb, struct lrb_buf_info *info)
+{
+	struct lrb_kchan *kc = kb->kdev.kc;
+
+	info->subbuf_size = kc->chan->subbuf_size;
+	info->num_subbuf = kc->chan->num_subbuf;
+	info->mmap_len = lrb_kb_mmap_len(kb);
+	info->cpu = kb->cpu;
+	info->mode = kc->cfg.mode == LRB_MODE_OVERWRITE ?
+			     LRB_ABI_MODE_OVERWRITE : LRB_ABI_MODE_DISCARD;
+	info->stream_id = kc->chan->stream_id;
+	info->watermark = kb->watermark;
+	info->switch_timer_us = kc->switch_timer_us;
+	info->read_timer_us = kc->read_timer_us;
+	info->header = kc->cfg.header == LRB_HEADER_LARGE ?
+			       LRB_ABI_HEADER_LARGE : LRB_ABI_HEADER_COMPACT;
+	info->tsc_bits = kc->cfg.tsc_bits;
+	info->clock_freq = kc->clock_freq;
+}
+
+/**
+ * lrb_kbuf_counters() - a buffer's counters, as the user ABI has them
+ * @kb: the buffer
+ * @c: receives them
+ */
+void lrb_kbuf_counters(struct lrb_kbuf *kb, struct lrb_buf_counters *c)
+{
+	struct lrb_stats s;
+
+	lrb_buf_stats(kb->buf, &s);
+	c->records_written = s.records;
+	c->lost_full = s.lost_full;
+	c->lost_wrap = s.lost_wrap;
+	c->lost_big = s.lost_big;
+	c->lost_nest = s.lost_nest;
+	c->lost_packets = s.lost_packets;
+	c->produced = s.produced;
+	c->consumed = s.consumed;
+	c->packets_read = atomic64_read(&kb->packets_read);
+	c->bytes_read = atomic64_read(&kb->bytes_read);
+	c->pages_spliced = atomic64_read(&kb->pages_spliced);
+}
+
+/* Commands without an argument, under kb->lock. */
+static long lrb_ioc_noarg(struct lrb_kbuf *kb, unsigned int cmd)
+{
+	switch (cmd) {
+	case LRB_IOC_PUT_SUBBUF:
+		if (!kb->holding || !kb->by_ioctl)
+			return -EINVAL;
+		if (kb->sb.consuming) {
+			atomic64_inc(&kb->packets_read);
+			atomic64_add(kb->sb.packet_size, &kb->bytes_read);
+		}
+		lrb_kb_release(kb);
+		return 0;
+	case LRB_IOC_FLUSH:
+		if (lrb_kchan_finalized(kb->kdev.kc))
+			return -ENODEV;
+		lrb_buf_flush(kb->buf);
+		return 0;
+	}
+	return -ENOTTY;
+}
+
+/* Commands that return a struct, filled in @out under kb->lock. */
+static long lrb_ioc_out(struct lrb_kbuf *kb, unsigned int cmd, void *out)
+{
+	struct lrb_positions *p = out;
+	unsigned long consumed, produced;
+
+	switch (cmd) {
+	case LRB_IOC_GET_INFO:
+		lrb_kb_info(kb, out);
+		return 0;
+	case LRB_IOC_GET_NEXT_SUBBUF:
+		return lrb_ioc_get_next(kb, out);
+	case LRB_IOC_GET_SUBBUF:
+		return lrb_ioc_get(kb, out);
+	case LRB_IOC_GET_HELD:
+		if (!kb->holding || !kb->by_ioctl)
+			return -EINVAL;
+		lrb_kb_desc(kb, out);
+		return 0;
+	case LRB_IOC_GET_POSITIONS:
+		lrb_positions(kb->buf, &consumed, &produced);
+		p->consumed = consumed;
+		p->produced = produced;
+		return 0;
+	case LRB_IOC_GET_COUNTERS:
+		lrb_kbuf_counters(kb, out);
+		return 0;
+	}
+	return -ENOTTY;
+}
+
+static long lrb_cpu_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct lrb_kbuf *kb = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	union {
+		struct lrb_buf_info info;
+		struct lrb_subbuf_desc desc;
+		struct lrb_positions pos;
+		struct lrb_buf_counters counters;
+	} u = {};
+	u32 watermark;
+	long ret;
+
+	switch (cmd) {
+	case LRB_IOC_PUT_SUBBUF:
+	case LRB_IOC_FLUSH:
+		if (arg)
+			return -EINVAL;
+		mutex_lock(&kb->lock);
+		ret = lrb_ioc_noarg(kb, cmd);
+		mutex_unlock(&kb->lock);
+		return ret;
+	case LRB_IOC_SET_WATERMARK:
+		if (get_user(watermark, (u32 __user *)uarg))
+			return -EFAULT;
+		if (!watermark || watermark > lrb_kb_chan(kb)->num_subbuf)
+			return -EINVAL;
+		WRITE_ONCE(kb->watermark, watermark);
+		/* a sleeping poll() may now be satisfied */
+		wake_up_interruptible(&kb->buf->wait.wq);
+		return 0;
+	case LRB_IOC_GET_SUBBUF:
+		if (copy_from_user(&u.desc, uarg, sizeof(u.desc)))
+			return -EFAULT;
+		break;
+	case LRB_IOC_GET_NEXT_SUBBUF:
+		/* fail before consuming a packet the caller could not learn of */
+		if (clear_user(uarg, _IOC_SIZE(cmd)))
+			return -EFAULT;
+		break;
+	case LRB_IOC_GET_INFO:
+	case LRB_IOC_GET_HELD:
+	case LRB_IOC_GET_POSITIONS:
+	case LRB_IOC_GET_COUNTERS:
+		break;
+	default:
+		return -ENOTTY;
+	}
+	mutex_lock(&kb->lock);
+	ret = lrb_ioc_out(kb, cmd, &u);
+	if (!ret && copy_to_user(uarg, &u, _IOC_SIZE(cmd))) {
+		/* a snapshot goes back untouched; see also clear_user() above */
+		if (cmd == LRB_IOC_GET_SUBBUF)
+			lrb_kb_release(kb);
+		ret = -EFAULT;
+	}
+	mutex_unlock(&kb->lock);
+	return ret;
+	return -ENOTTY;
+}
+
+const struct file_operations lrb_cpu_fops = {
+	.owner = THIS_MODULE,
+	.open = lrb_cpu_open,
+	.release = lrb_cpu_release,
+	.read = lrb_cpu_read,
+	.splice_read = lrb_cpu_splice_read,
+	.mmap = lrb_cpu_mmap,
+	.poll = lrb_cpu_poll,
+	.unlocked_ioctl = lrb_cpu_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};

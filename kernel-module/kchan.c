@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lrb.ko channels with files: creation and destruction, the registry of
+ * names, the per-CPU switch timers (started and stopped by CPU hotplug) and
+ * the read timer.
+ *
+ * A channel lives as long as its client has not destroyed it or any of its
+ * files is open (an open file holds its device, and each device holds the
+ * channel): readers drain a destroyed channel at their own pace.
+ */
+#include <linux/cpuhotplug.h>
+#include <linux/ctype.h>
+#include <linux/err.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include <lrb/metadata.h>
+#include "lrb_module.h"
+
+static LIST_HEAD(lrb_kchans);
+static DEFINE_MUTEX(lrb_kchans_lock);
+
+static void lrb_kchan_release(struct kref *ref)
+{
+	struct lrb_kchan *kc = container_of(ref, struct lrb_kchan, ref);
+
+	lrb_channel_destroy(kc->chan);
+	kfree(kc->metadata);
+	kfree(kc->kbufs);
+	kfree(kc);
+}
+
+void lrb_kchan_put(struct lrb_kchan *kc)
+{
+	kref_put(&kc->ref, lrb_kchan_release);
+}
+
+/* Once true, every packet is delivered: an empty buffer stays empty. */
+bool lrb_kchan_finalized(struct lrb_kchan *kc)
+{
+	bool fin = READ_ONCE(kc->finalized);
+
+	/* pairs with the smp_wmb() in lrb_kchan_destroy() */
+	smp_rmb();
+	return fin;
+}
+
+static void lrb_switch_timer_fn(struct timer_list *t)
+{
+	struct lrb_kbuf *kb = from_timer(kb, t, switch_timer);
+	struct lrb_kchan *kc = kb->kdev.kc;
+
+	/* a pinned timer runs where it was added unless its CPU went away */
+	if (smp_processor_id() != kb->cpu)
+		return;
+	lrb_buf_flush_local(kb->buf);
+	mod_timer(t, jiffies + usecs_to_jiffies(kc->switch_timer_us));
+}
+
+/* CPU hotplug: runs on @cpu as it comes online (or the instance is added). */
+int lrb_kchan_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct lrb_kchan *kc = hlist_entry(node, struct lrb_kchan, cpuhp);
+	struct lrb_kbuf *kb = &kc->kbufs[cpu];
+
+	if (!kc->switch_timer_us)
+		return 0;
+	kb->switch_timer.expires = jiffies +
+				   usecs_to_jiffies(kc->switch_timer_us);
+	add_timer_on(&kb->switch_timer, cpu);
+	return 0;
+}
+
+/* Runs on @cpu as it goes offline: what it wrote becomes readable. */
+int lrb_kchan_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct lrb_kchan *kc = hlist_entry(node, struct lrb_kchan, cpuhp);
+	struct lrb_kbuf *kb = &kc->kbufs[cpu];
+
+	timer_delete_sync(&kb->switch_timer);
+	lrb_buf_flush_local(kb->buf);
+	return 0;
+}
+
+/* Wake the readers of a channel whose writers leave it to a timer. */
+static void lrb_read_timer_fn(struct timer_list *t)
+{
+	struct lrb_kchan *kc = from_timer(kc, t, read_timer);
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct lrb_kbuf *kb = &kc->kbufs[cpu];
+
+		if (wq_has_sleeper(&kb->buf->wait.wq) &&
+		    lrb_buf_readable(kb->buf))
+			wake_up_interruptible(&kb->buf->wait.wq);
+	}
+	mod_timer(t, jiffies + usecs_to_jiffies(kc->read_timer_us));
+}
+
+static int lrb_kchan_check(const struct lrb_config *cfg,
+			   const struct lrb_kchan_attr *attr)
+{
+	bool by_timer = cfg->wakeup == LRB_WAKEUP_BY_TIMER;
+	const char *c;
+
+	if (!attr->name || !attr->name[0] ||
+	    strlen(attr->name) > LRB_KCHAN_NAME_MAX) {
+		pr_err("lrb: channel name must have 1 to %d characters\n",
+		       LRB_KCHAN_NAME_MAX);
+		return -EINVAL;
+	}
+	for (c = attr->name; *c; c++) {
+		if (!isalnum(*c) && *c != '_' && *c != '-') {
+			pr_err("lrb: channel name \"%s\": use only letters, digits, '_' and '-'\n",
+			       attr->name);
+			return -EINVAL;
+		}
+	}
+	if (cfg->alloc != LRB_ALLOC_PER_CPU) {
+		pr_err("lrb: channel %s: only per-CPU channels have files\n",
+		       attr->name);
+		return -EINVAL;
+	}
+	if (by_timer != !!attr->read_timer_us) {
+		pr_err("lrb: channel %s: read_timer_us must be set exactly when readers are woken by timer\n",
+		       attr->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The clock's zero in wall-clock time, for the CTF metadata. */
+static void lrb_clock_offset(const struct lrb_config *cfg, u64 freq,
+			     struct lrb_metadata_attr *meta)
+{
+	u64 real = ktime_get_real_ns();
+	u64 now = cfg->cb.clock_read();
+	u64 real_s = div_u64(real, NSEC_PER_SEC);
+	u64 real_cycles = mul_u64_u64_div_u64(real - real_s * NSEC_PER_SEC,
+					      freq, NSEC_PER_SEC);
+	u64 now_s = div64_u64(now, freq);
+	u64 now_cycles = now - now_s * freq;
+
+	meta->clock_freq = freq;
+	meta->clock_offset_s = real_s - now_s;
+	if (real_cycles >= now_cycles) {
+		meta->clock_offset = real_cycles - now_cycles;
+	} else {
+		meta->clock_offset = real_cycles + freq - now_cycles;
+		meta->clock_offset_s--;
+	}
+}
+
+static int lrb_kchan_metadata(struct lrb_kchan *kc,
+			      const struct lrb_kchan_attr *attr)
+{
+	struct lrb_metadata_attr meta = { .events = attr->event_metadata };
+	int len;
+
+	lrb_clock_offset(&kc->cfg, kc->clock_freq, &meta);
+	len = lrb_metadata_format(kc->chan, &meta, NULL, 0);
+	kc->metadata = kmalloc(len + 1, GFP_KERNEL);
+	if (!kc->metadata)
+		return -ENOMEM;
+	kc->metadata_len = lrb_metadata_format(kc->chan, &meta, kc->metadata,
+					       len + 1);
+	return 0;
+}
+
+static struct lrb_kchan *lrb_kchan_alloc(const struct lrb_config *cfg,
+					 const struct lrb_kchan_attr *attr)
+{
+	struct lrb_chan_attr chan_attr = attr->chan;
+	struct lrb_kchan *kc;
+	unsigned int cpu;
+	int ret;
+
+	kc = kzalloc(sizeof(*kc), GFP_KERNEL);
+	if (!kc)
+		return ERR_PTR(-ENOMEM);
+	strscpy(kc->name, attr->name, sizeof(kc->name));
+	kc->cfg = *cfg;
+	kc->switch_timer_us = attr->switch_timer_us;
+	kc->read_timer_us = attr->read_timer_us;
+	kc->clock_freq = attr->clock_freq ?: NSEC_PER_SEC;
+	kref_init(&kc->ref);
+	timer_setup(&kc->read_timer, lrb_read_timer_fn, 0);
+	chan_attr.nr_cpus = nr_cpu_ids;
+	kc->kbufs = kcalloc(nr_cpu_ids, sizeof(*kc->kbufs), GFP_KERNEL);
+	if (!kc->kbufs) {
+		kfree(kc);
+		return ERR_PTR(-ENOMEM);
+	}
+	ret = lrb_channel_create(&kc->cfg, &chan_attr, &kc->chan);
+	if (ret) {
+		kfree(kc->kbufs);
+		kfree(kc);
+		return ERR_PTR(ret);
+	}
+	for_each_possible_cpu(cpu) {
+		struct lrb_kbuf *kb = &kc->kbufs[cpu];
+
+		kb->buf = lrb_channel_buf(kc->chan, cpu);
+		kb->cpu = cpu;
+		mutex_init(&kb->lock);
+		mutex_init(&kb->map_lock);
+		timer_setup(&kb->switch_timer, lrb_switch_timer_fn,
+			    TIMER_PINNED);
+	}
+	ret = lrb_kchan_metadata(kc, attr);
+	if (ret) {
+		lrb_kchan_put(kc);
+		return ERR_PTR(ret);
+	}
+	return kc;
+}
+
+static void lrb_kchan_del_files(struct lrb_kchan *kc, unsigned int nr_cpus)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		if (cpu_possible(cpu))
+			lrb_kdev_del(&kc->kbufs[cpu].kdev);
+	lrb_kdev_del(&kc->stats_dev);
+	lrb_kdev_del(&kc->metadata_dev);
+}
+
+static int lrb_kchan_add_files(struct lrb_kchan *kc)
+{
+	unsigned int cpu;
+	char file[16];
+	int ret;
+
+	ret = lrb_kdev_add(kc, &kc->metadata_dev, &lrb_metadata_fops,
+			   "metadata");
+	if (ret)
+		return ret;
+	ret = lrb_kdev_add(kc, &kc->stats_dev, &lrb_stats_fops, "stats");
+	if (ret) {
+		lrb_kdev_del(&kc->metadata_dev);
+		return ret;
+	}
+	for_each_possible_cpu(cpu) {
+		snprintf(file, sizeof(file), "cpu%u", cpu);
+		ret = lrb_kdev_add(kc, &kc->kbufs[cpu].kdev, &lrb_cpu_fops,
+				   file);
+		if (ret) {
+			lrb_kchan_del_files(kc, cpu);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int lrb_kchan_register(struct lrb_kchan *kc)
+{
+	struct lrb_kchan *other;
+	int ret = 0;
+
+	mutex_lock(&lrb_kchans_lock);
+	list_for_each_entry(other, &lrb_kchans, node) {
+		if (!strcmp(other->name, kc->name)) {
+			pr_err("lrb: channel %s exists already\n", kc->name);
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	ret = lrb_kchan_add_files(kc);
+	if (!ret)
+		list_add(&kc->node, &lrb_kchans);
+out:
+	mutex_unlock(&lrb_kchans_lock);
+	return ret;
+}
+
+/**
+ * lrb_kchan_create() - create a per-CPU channel and publish its files
+ * @cfg: the client's configuration (per-CPU allocation); the channel keeps
+ *	a copy, and writers pass @cfg itself to the fast paths
+ * @attr: name, geometry, timers and metadata
+ *
+ * Return: the channel, or an ERR_PTR(): -EINVAL for a bad name or setting
+ * (the kernel log says which), -EEXIST if the name is taken, -ENOMEM.
+ */
+struct lrb_kchan *lrb_kchan_create(const struct lrb_config *cfg,
+				   const struct lrb_kchan_attr *attr)
+{
+	struct lrb_kchan *kc;
+	int ret;
+
+	ret = lrb_kchan_check(cfg, attr);
+	if (ret)
+		return ERR_PTR(ret);
+	kc = lrb_kchan_alloc(cfg, attr);
+	if (IS_ERR(kc))
+		return kc;
+	ret = lrb_kchan_register(kc);
+	if (ret)
+		goto put;
+	ret = cpuhp_state_add_instance(lrb_cpuhp_state, &kc->cpuhp);
+	if (ret)
+		goto unregister;
+	if (kc->read_timer_us)
+		mod_timer(&kc->read_timer,
+			  jiffies + usecs_to_jiffies(kc->read_timer_us));
+	return kc;
+
+unregister:
+	mutex_lock(&lrb_kchans_lock);
+	list_del(&kc->node);
+	lrb_kchan_del_files(kc, nr_cpu_ids);
+	mutex_unlock(&lrb_kchans_lock);
+put:
+	lrb_kchan_put(kc);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(lrb_kchan_create);
+
+/**
+ * lrb_kchan_chan() - the channel writers write
+ * @kc: channel from lrb_kchan_create()
+ *
+ * Return: the lrb channel, for lrb_reserve() and friends.
+ */
+struct lrb_chan *lrb_kchan_chan(struct lrb_kchan *kc)
+{
+	return kc->chan;
+}
+EXPORT_SYMBOL_GPL(lrb_kchan_chan);
+
+/**
+ * lrb_kchan_destroy() - finalise a channel and remove its files
+ * @kc: channel from lrb_kchan_create()
+ *
+ * The client must have stopped starting writes; writes in flight are
+ * waited for. Every partly filled packet is closed, readers are woken, and
+ * the device nodes go away. Files still open keep working: their readers
+ * drain what is left, then read 0 bytes (end of file). The memory goes
+ * when the last of them is closed.
+ */
+void lrb_kchan_destroy(struct lrb_kchan *kc)
+{
+	unsigned int cpu;
+
+	cpuhp_state_remove_instance(lrb_cpuhp_state, &kc->cpuhp);
+	timer_delete_sync(&kc->read_timer);
+	/* writers still between reserve and commit */
+	synchronize_rcu();
+	lrb_channel_flush(kc->chan);
+	/* every packet is delivered before readers see the end */
+	smp_wmb();
+	WRITE_ONCE(kc->finalized, true);
+	for_each_possible_cpu(cpu)
+		wake_up_interruptible_all(&kc->kbufs[cpu].buf->wait.wq);
+
+	mutex_lock(&lrb_kchans_lock);
+	list_del(&kc->node);
+	lrb_kchan_del_files(kc, nr_cpu_ids);
+	mutex_unlock(&lrb_kchans_lock);
+	lrb_kchan_put(kc);
+}
+EXPORT_SYMBOL_GPL(lrb_kchan_destroy);

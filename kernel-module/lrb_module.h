@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lrb.ko internals: channels published as files (kchan.c), the per-CPU
+ * files (cpu_file.c), the channel-level files (chan_files.c), and what
+ * main.c sets up for them all.
+ */
+#ifndef _LRB_MODULE_H
+#define _LRB_MODULE_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/timer.h>
+
+#include <lrb/kchan.h>
+
+/**
+ * struct lrb_kdev - a character device of a channel
+ * @dev: the device (/dev/lrb/<channel>/<file>)
+ * @cdev: its character device
+ * @kc: the channel; each device holds a reference on it
+ */
+struct lrb_kdev {
+	struct device dev;
+	struct cdev cdev;
+	struct lrb_kchan *kc;
+};
+
+/**
+ * struct lrb_kbuf - a per-CPU buffer and the state of its file
+ * @kdev: the device /dev/lrb/<channel>/cpuN
+ * @buf: the buffer
+ * @cpu: its CPU
+ * @switch_timer: pinned to @cpu: closes the packet being filled
+ * @lock: serialises the reader's operations
+ * @sb: the packet the reader holds, if @holding
+ * @holding: the reader holds @sb
+ * @by_ioctl: @sb was taken by ioctl (else by read or splice)
+ * @cursor: read() and splice() progress in @sb
+ * @watermark: complete packets poll() waits for
+ * @mapping: address space of the open file, whose mappings show @sb
+ * @map_lock: orders page faults against the release of @sb
+ * @map_slot: slot of pages a fault may map, if @map_valid
+ * @map_valid: a packet held by ioctl may be mapped
+ * @packets_read: packets handed over whole (read to the end, or released
+ *	by ioctl after a consuming take)
+ * @bytes_read: packet bytes handed over
+ * @pages_spliced: pages given to pipes without a copy
+ */
+struct lrb_kbuf {
+	struct lrb_kdev kdev;
+	struct lrb_buf *buf;
+	unsigned int cpu;
+	struct timer_list switch_timer;
+
+	struct mutex lock;	/* the reader's state below */
+	struct lrb_subbuf sb;
+	bool holding;
+	bool by_ioctl;
+	unsigned long cursor;
+	u32 watermark;
+
+	struct address_space *mapping;
+	struct mutex map_lock;	/* @map_slot, @map_valid; faults */
+	unsigned long map_slot;
+	bool map_valid;
+
+	atomic64_t packets_read;
+	atomic64_t bytes_read;
+	atomic64_t pages_spliced;
+};
+
+/**
+ * struct lrb_kchan - a channel published as files
+ * @name: channel name
+ * @cfg: copy of the client's configuration: readers may outlive the client
+ * @chan: the channel
+ * @kbufs: per possible CPU
+ * @metadata_dev: /dev/lrb/<name>/metadata
+ * @stats_dev: /dev/lrb/<name>/stats
+ * @metadata: CTF metadata text
+ * @metadata_len: its length
+ * @ref: one for the client until lrb_kchan_destroy(), one per device
+ * @node: in the list of channels
+ * @cpuhp: CPU hotplug instance: switch timers, flush of a CPU going away
+ * @read_timer: wakes readers of a channel whose writers do not
+ * @switch_timer_us: period of the per-CPU switch timers, 0 if none
+ * @read_timer_us: period of @read_timer, 0 if none
+ * @clock_freq: frequency of the record clock in Hz
+ * @finalized: destroyed: nothing more will be written
+ */
+struct lrb_kchan {
+	char name[LRB_KCHAN_NAME_MAX + 1];
+	struct lrb_config cfg;
+	struct lrb_chan *chan;
+	struct lrb_kbuf *kbufs;
+	struct lrb_kdev metadata_dev;
+	struct lrb_kdev stats_dev;
+	char *metadata;
+	size_t metadata_len;
+	struct kref ref;
+	struct list_head node;
+	struct hlist_node cpuhp;
+	struct timer_list read_timer;
+	unsigned int switch_timer_us;
+	unsigned int read_timer_us;
+	u64 clock_freq;
+	bool finalized;
+};
+
+/* main.c */
+int lrb_kdev_add(struct lrb_kchan *kc, struct lrb_kdev *kdev,
+		 const struct file_operations *fops, const char *file);
+void lrb_kdev_del(struct lrb_kdev *kdev);
+extern int lrb_cpuhp_state;
+
+/* kchan.c */
+void lrb_kchan_put(struct lrb_kchan *kc);
+bool lrb_kchan_finalized(struct lrb_kchan *kc);
+int lrb_kchan_online(unsigned int cpu, struct hlist_node *node);
+int lrb_kchan_offline(unsigned int cpu, struct hlist_node *node);
+
+/* cpu_file.c, chan_files.c */
+extern const struct file_operations lrb_cpu_fops;
+extern const struct file_operations lrb_metadata_fops;
+extern const struct file_operations lrb_stats_fops;
+void lrb_kbuf_counters(struct lrb_kbuf *kb, struct lrb_buf_counters *c);
+
+#endif /* _LRB_MODULE_H */
