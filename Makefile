@@ -11,6 +11,8 @@
 #   make kunit      KUnit suites in a UML kernel (ARCH=x86_64: qemu, 4 CPUs)
 #   make kunit-debug  KUnit under KASAN + lockdep (UML, x86_64) and KCSAN
 #                   + lockdep (x86_64); ARCH= restricts to one arch
+#   make vmtest     lrb.ko end to end in Debian's 6.12 kernel under qemu
+#                   (4 CPUs): tests/vm/scenarios; SCENARIOS="10 20" picks
 #   make install    PREFIX=/usr/local (DESTDIR= honoured)
 
 CC ?= gcc
@@ -38,7 +40,7 @@ CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 CFLAGS_tsan := -O1 -fsanitize=thread
 
 .PHONY: all lib setup demo check test-user module module-clean bench \
-	kunit kunit-debug install clean
+	kunit kunit-debug vmtest install clean
 all: lib
 
 define variant
@@ -121,6 +123,12 @@ kunit-debug: setup
 		$(KUNIT) --arch x86_64 --kcsan || rc=1 ;; \
 	esac; \
 	exit $$rc
+
+# End-to-end tests in a VM: tests/vm/run.sh builds lrb.ko, the test client
+# and the checkers, makes an initramfs and boots Debian's kernel image
+# (cached under ~/.cache/lrb/vm) under qemu; logs in build/vmtest/.
+vmtest: setup
+	@KDIR="$(KDIR)" tests/vm/run.sh $(SCENARIOS)
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig \

@@ -8,7 +8,9 @@
 #
 # LRB_KUNIT=0 leaves the KUnit kernels out (they take minutes on a fresh
 # machine; see Documentation/testing.rst). The debug kernels (KASAN,
-# lockdep, KCSAN) are not run here: make kunit-debug.
+# lockdep, KCSAN) are not run here: make kunit-debug. Then lrb.ko runs end
+# to end in Debian's 6.12 kernel under qemu with 4 CPUs (tests/vm/run.sh,
+# make vmtest); LRB_VM=0 leaves it out.
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -22,8 +24,8 @@ trap 'rm -rf "$log"' EXIT
 
 # run [--live] NAME COMMAND...: run COMMAND, its output kept aside, and
 # print one line for it. --live, for commands that take minutes, also shows
-# their progress lines ("lrb kunit: ...", "lrb kernel-tree: ...") as they
-# come.
+# their progress lines ("lrb kunit: ...", "lrb kernel-tree: ...",
+# "lrb vmtest: ...") as they come.
 run() {
 	local live='' name out rc p f line
 	if [ "$1" = --live ]; then
@@ -36,7 +38,7 @@ run() {
 	if [ -n "$live" ]; then
 		echo "$name: running, progress follows"
 		"$@" 2>&1 | tee "$out" |
-			grep --line-buffered -E '^lrb (kunit|kernel-tree): ' | sed -u 's/^/    /'
+			grep --line-buffered -E '^lrb (kunit|kernel-tree|vmtest): ' | sed -u 's/^/    /'
 		rc=${PIPESTATUS[0]}
 		printf '%-34s ' "$name"
 	else
@@ -81,6 +83,7 @@ for mode in discard overwrite; do
 	run "stress $mode ${SAN_SECONDS}s [tsan]" \
 		$B/tsan/tests/stress --mode $mode --seconds "$SAN_SECONDS"
 done
+run "vmcheck self-test (host)" make -s -C tests/vm/check O="$PWD/$B" selftest
 run "kernel build (W=1, no warnings)" tests/kernel-build.sh
 run "style (checkpatch, sparse)" tests/style.sh
 if [ "${LRB_KUNIT:-1}" != 0 ]; then
@@ -88,6 +91,11 @@ if [ "${LRB_KUNIT:-1}" != 0 ]; then
 	run --live "kunit x86_64 smp4" scripts/kunit.sh --arch x86_64
 else
 	printf '%-34s %s\n' "kunit" "not run (LRB_KUNIT=0)"
+fi
+if [ "${LRB_VM:-1}" != 0 ]; then
+	run --live "vmtest (qemu, 4 CPUs)" tests/vm/run.sh
+else
+	printf '%-34s %s\n' "vmtest" "not run (LRB_VM=0)"
 fi
 
 echo

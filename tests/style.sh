@@ -32,7 +32,8 @@ user_port_ignore+=,MACRO_ARG_REUSE,ARCH_DEFINES,NEW_TYPEDEFS
 passed=0
 failed=0
 for f in lib/*.c lib/*.h include/lrb/*.h include/lrb/port/*.h \
-	 include/uapi/lrb/*.h kernel-module/main.c; do
+	 include/uapi/lrb/*.h kernel-module/*.c kernel-module/*.h \
+	 tests/vm/client/*.c; do
 	ignore=
 	[ "$f" = include/lrb/port/user.h ] && ignore="--ignore $user_port_ignore"
 	# shellcheck disable=SC2086
@@ -47,10 +48,12 @@ done
 echo "checkpatch: $passed files clean, $failed with reports"
 
 # kernel-doc: well-formed everywhere, and present on every exported symbol
-kdoc_files=(lib/*.c include/lrb/*.h include/lrb/port/*.h include/uapi/lrb/*.h)
+kdoc_files=(lib/*.c include/lrb/*.h include/lrb/port/*.h include/uapi/lrb/*.h
+	    kernel-module/*.c kernel-module/*.h)
 out=$(perl "$cache/scripts/kernel-doc" -none -Wall "${kdoc_files[@]}" 2>&1)
-for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' lib/*.c); do
-	grep -q "^ \* $sym() - " lib/*.c ||
+for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' lib/*.c \
+	     kernel-module/*.c); do
+	grep -q "^ \* $sym() - " lib/*.c kernel-module/*.c ||
 		out+=$'\n'"kernel-doc: exported $sym has no kernel-doc comment"
 done
 if [ -z "$out" ]; then

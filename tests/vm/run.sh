@@ -1,0 +1,501 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# End-to-end tests of lrb.ko in a VM: Debian's 6.12 kernel under qemu
+# (TCG, 4 CPUs) running the scenarios of tests/vm/scenarios.
+#
+#   tests/vm/run.sh [SCENARIO...]      (make vmtest [SCENARIOS="..."])
+#
+#   SCENARIO    a scenario to run, by name (10-consume-read), file name
+#               (10-consume-read.sh) or unique prefix (10); default: every
+#               tests/vm/scenarios/[0-9]*.sh, in order
+#
+# Steps, each announced by a line "lrb vmtest: ...":
+#  1. the kernel: the version of the newest linux-headers-6.12.*+deb12-amd64
+#     (scripts/kdir.sh, or KDIR=/usr/src/linux-headers-<version>); its
+#     linux-image package is downloaded once (apt-get download, dpkg -x)
+#     into ~/.cache/lrb/vm/<version>/, which keeps vmlinuz and config (the
+#     rest, modules included, is not needed: the guest's needs are built in);
+#  2. lrb.ko, then tests/vm/client (lrb_vm_client.ko) against it, with
+#     W=1, in a copy of the checkout (build/vmtest/src, incremental);
+#  3. the checkers: make -C tests/vm/check O=build/vmtest/check; every
+#     executable it leaves there goes to /bin (they must be static);
+#  4. the initramfs build/vmtest/initramfs.cpio.gz: busybox-static,
+#     /lib/lrb/{lrb,lrb_vm_client}.ko, the checkers, the scenario
+#     directory as /scenarios, tests/vm/init as /init;
+#  5. the boot: qemu-system-x86_64 -accel tcg -smp 4 -m 1024, kernel
+#     console on the first serial port (build/vmtest/console.log), the
+#     guest's results on the second (build/vmtest/output.log).
+#
+# Every scenario prints "vmtest <scenario>: N passed, M failed"; the guest
+# adds "vmtest boot", "vmtest kernel-log-<scenario>" (kernel reports
+# during the scenario) and "vmtest: done" (see tests/vm/init). This script
+# sums the results; a scenario that does not report, a guest that does not
+# reach "vmtest: done", or a failed build counts as failed. The last line
+# is "vmtest: N passed, M failed"; the exit status is non-zero on failure.
+#
+# Environment:
+#   KDIR                      kernel headers (default: scripts/kdir.sh)
+#   LRB_VM_SCENARIOS_DIR      scenario directory (default tests/vm/scenarios);
+#                             copied whole to /scenarios in the guest
+#   LRB_VM_CHECK_DIR          checkers' directory, built with make -C DIR O=...
+#                             (default tests/vm/check); both are for testing
+#                             the harness itself
+#   LRB_VM_TIMEOUT            seconds for the whole boot (default 1200)
+#   LRB_VM_SCENARIO_TIMEOUT   seconds for one scenario (default 240)
+#   LRB_VM_CPUS, LRB_VM_MEM   qemu -smp and -m (default 4 and 1024)
+#   LRB_VM_APPEND             more kernel command line
+set -euo pipefail
+
+# Called from make: keep make's flags away from the kernel builds.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$root/build/vmtest
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/lrb/vm
+scen_dir=${LRB_VM_SCENARIOS_DIR:-$root/tests/vm/scenarios}
+vm_timeout=${LRB_VM_TIMEOUT:-1200}
+scen_timeout=${LRB_VM_SCENARIO_TIMEOUT:-240}
+cpus=${LRB_VM_CPUS:-4}
+mem=${LRB_VM_MEM:-1024}
+
+say() { echo "lrb vmtest: $*" >&2; }
+
+# fail MESSAGE...: a step could not be done; nothing was tested.
+fail() {
+	local line
+	for line in "$@"; do
+		say "$line"
+	done
+	echo "vmtest: 0 passed, 1 failed"
+	exit 1
+}
+
+usage() {
+	sed -n '3,10s/^# \{0,1\}//p' "$0"
+}
+
+# tail_log FILE [N]: the last N lines of FILE, indented, on stderr.
+tail_log() {
+	tail -n "${2:-30}" "$1" | sed 's/^/    /' >&2
+}
+
+check_tools() {
+	local tool
+	for tool in qemu-system-x86_64 cpio gzip rsync make gcc strip readelf \
+		    apt-get apt-cache dpkg flock timeout; do
+		command -v "$tool" >/dev/null ||
+			fail "$tool is missing: run scripts/setup.sh (or make setup)"
+	done
+	busybox=$(command -v busybox || true)
+	if [ -z "$busybox" ] || readelf -l "$busybox" | grep 'program interpreter' >/dev/null; then
+		fail "no statically linked busybox (${busybox:-none found}): the guest has no C library;" \
+		     "install busybox-static: run scripts/setup.sh (or make setup)"
+	fi
+}
+
+# select_scenarios ARG...: set $scenarios to the names to run, in order.
+select_scenarios() {
+	local all=() f arg match n
+	[ -d "$scen_dir" ] ||
+		fail "no scenario directory $scen_dir (LRB_VM_SCENARIOS_DIR)"
+	for f in "$scen_dir"/[0-9]*.sh; do
+		[ -e "$f" ] || continue
+		f=${f##*/}
+		all+=("${f%.sh}")
+	done
+	[ ${#all[@]} -gt 0 ] ||
+		fail "no scenario in $scen_dir: scenarios are files named [0-9]*.sh"
+	if [ $# -eq 0 ]; then
+		scenarios=("${all[@]}")
+		return
+	fi
+	scenarios=()
+	for arg in "$@"; do
+		arg=${arg##*/}
+		arg=${arg%.sh}
+		match=()
+		for n in "${all[@]}"; do
+			if [ "$n" = "$arg" ]; then
+				match=("$n")
+				break
+			fi
+			[ "${n#"$arg"}" = "$n" ] || match+=("$n")
+		done
+		case ${#match[@]} in
+		1) scenarios+=("${match[0]}") ;;
+		0) fail "no scenario '$arg' in $scen_dir; there are: ${all[*]}" ;;
+		*) fail "'$arg' names several scenarios (${match[*]}): give more of the name" ;;
+		esac
+	done
+}
+
+# resolve_kernel: $kdir and $version (6.12.N+deb12-amd64).
+resolve_kernel() {
+	if [ -n "${KDIR:-}" ]; then
+		kdir=$KDIR
+	else
+		kdir=$("$root/scripts/kdir.sh") ||
+			fail "could not find the kernel headers (scripts/kdir.sh failed): run scripts/setup.sh"
+	fi
+	[ -f "$kdir/Makefile" ] ||
+		fail "no kernel headers in $kdir: run scripts/setup.sh (or make setup)"
+	kdir=$(cd "$kdir" && pwd)
+	version=${kdir##*/linux-headers-}
+	case $version in
+	*/* | "")
+		fail "KDIR=$kdir is not a Debian /usr/src/linux-headers-<version>:" \
+		     "the VM boots Debian's linux-image-<version>, which must match" ;;
+	esac
+}
+
+# fetch_image: Debian's kernel $version in $cache/$version (vmlinuz and
+# config), downloaded and extracted once.
+fetch_image() {
+	local dir=$cache/$version pkg candidates p tmp start
+	image=$dir/vmlinuz
+	if [ -f "$dir/.done" ]; then
+		say "kernel image $version: cached in $dir"
+		return
+	fi
+	mkdir -p "$cache"
+	exec 8>"$cache/download.lock"
+	if ! flock -n 8; then
+		say "another run is downloading into $cache; waiting for it"
+		flock 8
+	fi
+	if [ -f "$dir/.done" ]; then
+		exec 8>&-
+		return
+	fi
+	# The same kernel comes in two packages: -unsigned and the signed one.
+	candidates=("linux-image-$version-unsigned" "linux-image-$version")
+	pkg=
+	for p in "${candidates[@]}"; do
+		if [ -n "$(apt-cache show --no-all-versions "$p" 2>/dev/null)" ]; then
+			pkg=$p
+			break
+		fi
+	done
+	[ -n "$pkg" ] ||
+		fail "apt offers neither ${candidates[*]}:" \
+		     "run apt-get update (the headers $version are installed, so the image" \
+		     "should be in the same archive), then run this again"
+	tmp=$(mktemp -d "$cache/download.XXXXXX")
+	say "downloading $pkg (about 100 MB, once; cached in $dir)"
+	start=$SECONDS
+	if ! (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg") \
+		>"$tmp/apt.log" 2>&1; then
+		tail_log "$tmp/apt.log" 10
+		rm -rf "$tmp"
+		fail "apt-get download $pkg failed: run apt-get update and try again"
+	fi
+	say "extracting $pkg ($((SECONDS - start))s so far)"
+	if ! dpkg -x "$tmp"/*.deb "$tmp/x" 2>"$tmp/dpkg.log"; then
+		tail_log "$tmp/dpkg.log" 10
+		rm -rf "$tmp"
+		fail "dpkg -x of $pkg failed (disk full?); see the lines above"
+	fi
+	if [ ! -f "$tmp/x/boot/vmlinuz-$version" ]; then
+		rm -rf "$tmp"
+		fail "$pkg has no boot/vmlinuz-$version: is it a kernel image package?"
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$tmp/x/boot/vmlinuz-$version" "$dir/vmlinuz"
+	cp "$tmp/x/boot/config-$version" "$dir/config"
+	echo "$pkg" >"$dir/package"
+	rm -rf "$tmp"
+	touch "$dir/.done"
+	exec 8>&-
+	say "kernel image $version ready in $((SECONDS - start))s: $dir"
+}
+
+# check_config: what the guest relies on is built in.
+check_config() {
+	local opt missing=()
+	for opt in DEVTMPFS DEBUG_FS HOTPLUG_CPU BLK_DEV_INITRD RD_GZIP SMP \
+		   SERIAL_8250_CONSOLE TMPFS PROC_FS SYSFS UNIX INET MODULE_UNLOAD; do
+		grep -q "^CONFIG_$opt=y" "$cache/$version/config" || missing+=("CONFIG_$opt")
+	done
+	if grep -q '^CONFIG_MODULE_SIG_FORCE=y' "$cache/$version/config"; then
+		missing+=("not CONFIG_MODULE_SIG_FORCE")
+	fi
+	[ ${#missing[@]} -eq 0 ] ||
+		fail "the kernel $version lacks what the guest needs built in: ${missing[*]}" \
+		     "(see $cache/$version/config); use another Debian 6.12 kernel"
+}
+
+# kbuild LOG DIR ARGS...: make -C $kdir M=DIR W=1 ARGS modules.
+kbuild() {
+	local log=$1 dir=$2
+	shift 2
+	if ! make -C "$kdir" M="$dir" W=1 "$@" modules >"$log" 2>&1; then
+		grep -E 'error|warning:|ERROR' "$log" | sed "s|$src/||g" | head -n 30 | sed 's/^/    /' >&2 || true
+		say "last lines of $log:"
+		tail_log "$log" 15
+		return 1
+	fi
+	if grep -qE 'warning:' "$log"; then
+		say "compiler warnings (tests/kernel-build.sh fails on those in lrb):"
+		grep -E 'warning:' "$log" | sed "s|$src/||g" | head -n 20 | sed 's/^/    /' >&2 || true
+	fi
+}
+
+build_modules() {
+	local start=$SECONDS
+	src=$out/src
+	mkdir -p "$src" "$out/modules"
+	say "building lrb.ko and lrb_vm_client.ko against $kdir (in $src)"
+	# Build products are excluded both ways: never copied from an
+	# in-place "make module", never deleted from the copy.
+	rsync -a --delete --exclude=/build --exclude=/.git \
+		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.symvers' \
+		--exclude=modules.order --exclude='.*.d' --exclude='.tmp_*' \
+		"$root/" "$src/"
+	kbuild "$out/lrb.build.log" "$src" ||
+		fail "lrb.ko did not build (log: $out/lrb.build.log); make module shows the same"
+	[ -f "$src/kernel-module/lrb.ko" ] ||
+		fail "the build made no kernel-module/lrb.ko (log: $out/lrb.build.log)"
+	[ -f "$src/tests/vm/client/Kbuild" ] || [ -f "$src/tests/vm/client/Makefile" ] ||
+		fail "no tests/vm/client/Kbuild: the VM test client is missing"
+	kbuild "$out/client.build.log" "$src/tests/vm/client" \
+		KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" ||
+		fail "lrb_vm_client.ko did not build against lrb.ko (log: $out/client.build.log)"
+	[ -f "$src/tests/vm/client/lrb_vm_client.ko" ] ||
+		fail "the client build made no lrb_vm_client.ko (log: $out/client.build.log)"
+	cp "$src/kernel-module/lrb.ko" "$src/tests/vm/client/lrb_vm_client.ko" \
+		"$src/Module.symvers" "$out/modules/"
+	say "modules built in $((SECONDS - start))s: $out/modules (with debug info, for decoding oopses)"
+}
+
+build_checkers() {
+	local start=$SECONDS f dir=${LRB_VM_CHECK_DIR:-$src/tests/vm/check}
+	checkers=()
+	[ -f "$dir/Makefile" ] ||
+		fail "no $dir/Makefile: the checkers are missing"
+	say "building the checkers (make -C ${dir#"$src/"} O=$out/check)"
+	rm -rf "$out/check"
+	mkdir -p "$out/check"
+	if ! make -C "$dir" O="$out/check" >"$out/check.build.log" 2>&1; then
+		say "last lines of $out/check.build.log:"
+		tail_log "$out/check.build.log" 20
+		fail "the checkers did not build (log: $out/check.build.log)"
+	fi
+	for f in "$out/check"/*; do
+		if [ ! -f "$f" ] || [ ! -x "$f" ]; then
+			continue
+		fi
+		if readelf -l "$f" 2>/dev/null | grep 'program interpreter' >/dev/null; then
+			fail "checker ${f##*/} is dynamically linked; the guest has no C library:" \
+			     "link it with -static (tests/vm/check/Makefile)"
+		fi
+		checkers+=("$f")
+	done
+	[ ${#checkers[@]} -gt 0 ] ||
+		fail "make -C tests/vm/check O=$out/check left no executable in $out/check"
+	say "checkers built in $((SECONDS - start))s: ${checkers[*]##*/}"
+}
+
+build_initramfs() {
+	local start=$SECONDS st=$out/initramfs a f
+	say "making the initramfs ($out/initramfs.cpio.gz)"
+	rm -rf "$st"
+	mkdir -p "$st"/{bin,dev,proc,sys,tmp,root,etc,lib/lrb,usr}
+	ln -s bin "$st/sbin"
+	ln -s ../bin "$st/usr/bin"
+	ln -s ../bin "$st/usr/sbin"
+	cp "$busybox" "$st/bin/busybox"
+	for a in $("$busybox" --list); do
+		[ "$a" = busybox ] || ln -s busybox "$st/bin/$a"
+	done
+	for f in "$out/modules"/*.ko; do
+		strip --strip-debug -o "$st/lib/lrb/${f##*/}" "$f"
+	done
+	for f in "${checkers[@]}"; do
+		cp "$f" "$st/bin/"
+	done
+	cp -r "$scen_dir" "$st/scenarios"
+	install -m 755 "$root/tests/vm/init" "$st/init"
+	(cd "$st" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio --quiet -o -H newc -R 0:0) | gzip -1 >"$out/initramfs.cpio.gz"
+	say "initramfs made in $((SECONDS - start))s, $(du -k "$out/initramfs.cpio.gz" | cut -f1) KiB"
+}
+
+# show_progress: read the guest's output (second serial port) on stdin,
+# keep it in $out/output.log, and echo its results and notes as they come.
+show_progress() {
+	local line part='' quiet=0 rc
+	: >"$out/output.log"
+	while :; do
+		if IFS= read -r -t 30 line; then
+			line=$part$line
+			part=
+		else
+			rc=$?
+			if [ "$rc" -gt 128 ]; then
+				part+=$line
+				quiet=$((quiet + 30))
+				[ $((quiet % 120)) -ne 0 ] ||
+					say "still running, $((SECONDS - boot_start))s since the boot began"
+				continue
+			fi
+			line=$part$line
+			[ -n "$line" ] || break
+			part=
+		fi
+		quiet=0
+		line=${line%$'\r'}
+		printf '%s\n' "$line" >>"$out/output.log"
+		case $line in
+		"vmtest: "*) say "  ${line#vmtest: }" ;;
+		vmtest\ *:\ *\ passed,\ *\ failed*) say "  ${line#vmtest }" ;;
+		esac
+	done
+}
+
+boot() {
+	local append rc qemu_pid
+	append="console=ttyS0,115200 panic=-1 oops=panic log_buf_len=4M"
+	append+=" lrbvm.timeout=$scen_timeout lrbvm.cpus=$cpus"
+	[ "$selected" = all ] || append+=" lrbvm.scenarios=$(IFS=,; echo "${scenarios[*]}")"
+	append+=" ${LRB_VM_APPEND:-}"
+	qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -smp "$cpus" -m "$mem"
+	      -nodefaults -display none -monitor none -no-reboot
+	      -kernel "$image" -initrd "$out/initramfs.cpio.gz"
+	      -append "$append"
+	      -serial "file:$out/console.log" -serial stdio)
+	printf '%q ' "${qemu[@]}" >"$out/qemu.cmd"
+	echo >>"$out/qemu.cmd"
+	rm -f "$out/console.log" "$out/output.log"
+	say "booting $version under qemu (TCG, -smp $cpus, -m $mem), ${#scenarios[@]} scenario(s),"
+	say "  timeout ${vm_timeout}s (LRB_VM_TIMEOUT), ${scen_timeout}s per scenario"
+	say "  console $out/console.log, results $out/output.log"
+	boot_start=$SECONDS
+	# qemu writes the guest's results into a fifo that show_progress
+	# reads; if this script is stopped, qemu is stopped with it.
+	rm -f "$out/results.fifo"
+	mkfifo "$out/results.fifo"
+	timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null >"$out/results.fifo" \
+		2>"$out/qemu.log" &
+	qemu_pid=$!
+	trap 'kill "$qemu_pid" 2>/dev/null || true' EXIT
+	trap 'say "interrupted; stopping qemu"; exit 130' INT TERM
+	show_progress <"$out/results.fifo"
+	rc=0
+	wait "$qemu_pid" || rc=$?
+	trap - EXIT INT TERM
+	rm -f "$out/results.fifo"
+	boot_secs=$((SECONDS - boot_start))
+	qemu_rc=$rc
+}
+
+# show_console: the first kernel report of the console log (an Oops, a
+# panic...), else its last lines.
+show_console() {
+	local pattern first
+	pattern='BUG:|WARNING:|Oops|general protection|Kernel panic|kernel BUG at'
+	pattern+='|soft lockup|hard LOCKUP|detected stalls|blocked for more than'
+	first=$(grep -nE "$pattern" "$out/console.log" 2>/dev/null | head -n 1 | cut -d: -f1 || true)
+	if [ -n "$first" ]; then
+		say "the console's first kernel report (line $first of $out/console.log):"
+		sed -n "$((first > 5 ? first - 5 : 1)),$((first + 60))p" "$out/console.log" |
+			sed 's/^/    /' >&2 || true
+	elif [ -s "$out/console.log" ]; then
+		say "last 40 lines of the console ($out/console.log):"
+		tail_log "$out/console.log" 40
+	else
+		say "the console ($out/console.log) is empty: the kernel printed nothing"
+	fi
+}
+
+# summarise: add up the guest's results; print the summary; exit.
+summarise() {
+	local passed=0 failed=0 name p f line problems=() n re
+	while IFS= read -r line; do
+		p=$(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1/' <<<"$line")
+		f=$(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")
+		passed=$((passed + p))
+		failed=$((failed + f))
+	done < <(grep -E '^vmtest [^ :]+: [0-9]+ passed, [0-9]+ failed' "$out/output.log" || true)
+
+	for name in "${scenarios[@]}"; do
+		re="^vmtest $name(/[^:]*)?: [0-9]+ passed, [0-9]+ failed"
+		if ! grep -qE "$re" "$out/output.log"; then
+			failed=$((failed + 1))
+			problems+=("scenario $name did not report")
+		fi
+	done
+	if ! grep -q '^vmtest: done' "$out/output.log"; then
+		failed=$((failed + 1))
+		if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
+			problems+=("the guest ran past ${vm_timeout}s (LRB_VM_TIMEOUT) and was stopped")
+		elif grep -q 'Kernel panic' "$out/console.log" 2>/dev/null; then
+			problems+=("the guest kernel panicked (oops=panic: an Oops panics)")
+		else
+			problems+=("the guest stopped before 'vmtest: done' (qemu exit status $qemu_rc)")
+		fi
+		show_console
+		if [ -s "$out/qemu.log" ]; then
+			say "qemu said ($out/qemu.log):"
+			tail_log "$out/qemu.log" 10
+		fi
+	fi
+
+	# What each failed scenario printed, and the kernel reports found
+	# after it.
+	for name in "${scenarios[@]}"; do
+		if grep -qE "^vmtest ($name(/[^:]*)?|$name-exit|cleanup-$name): [0-9]+ passed, [1-9][0-9]* failed" \
+			"$out/output.log"; then
+			say "scenario $name failed; its output (last 40 lines):"
+			awk -v n="$name" '
+				$0 == "vmtest: running " n { on = 1 }
+				on { print }
+				on && $0 == "vmtest: " n " took " $NF { exit }
+			' "$out/output.log" | tail -n 40 | sed 's/^/    /' >&2 || true
+		fi
+		if grep -qE "^vmtest kernel-log-$name: [0-9]+ passed, [1-9]" "$out/output.log"; then
+			say "kernel reports during $name (first 60 lines; all of them in $out/console.log):"
+			awk -v n="$name" '
+				$0 == "vmtest: kernel reports during " n ":" { on = 1 }
+				$0 ~ "^vmtest kernel-log-" n ":" { exit }
+				on { print }
+			' "$out/output.log" | head -n 60 | sed 's/^/    /' >&2 || true
+		fi
+	done
+	if grep -qE '^vmtest boot: [0-9]+ passed, [1-9]' "$out/output.log"; then
+		problems+=("the guest did not bring up $cpus CPUs")
+	fi
+
+	for n in "${problems[@]}"; do
+		say "FAILED: $n"
+	done
+	say "boot and scenarios took ${boot_secs}s; logs in $out (console.log, output.log)"
+	echo "vmtest: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+main() {
+	local arg
+	for arg in "$@"; do
+		case $arg in
+		-h | --help) usage; exit 0 ;;
+		-*) say "unknown option '$arg'"; usage >&2; exit 2 ;;
+		esac
+	done
+	selected=all
+	[ $# -eq 0 ] || selected=some
+	mkdir -p "$out"
+	check_tools
+	select_scenarios "$@"
+	resolve_kernel
+	fetch_image
+	check_config
+	build_modules
+	build_checkers
+	build_initramfs
+	boot
+	summarise
+}
+
+main "$@"
