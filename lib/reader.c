@@ -316,14 +316,15 @@ EXPORT_SYMBOL_GPL(lrb_subbuf_steal_page);
  * lrb_positions() - sample the read and write positions
  * @buf: the buffer
  * @consumed: receives the read position
- * @produced: receives the write position
+ * @produced: receives the write position: where the next record starts
  */
 void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 		   unsigned long *produced)
 {
 	*consumed = lrb_atomic_read(&buf->consumed);
-	*produced = lrb_write_pos(lrb_v_read(lrb_per_cpu(buf->chan->cfg),
-					     &buf->offset));
+	/* where the next record starts: the last one may end short of it */
+	*produced = lrb_align(lrb_write_pos(lrb_v_read(lrb_per_cpu(buf->chan->cfg),
+						       &buf->offset)));
 }
 EXPORT_SYMBOL_GPL(lrb_positions);
 

@@ -41,7 +41,8 @@ struct lrb_chan_attr {
 /**
  * struct lrb_stats - a buffer's counters, sampled
  * @records: records committed
- * @produced: write position (bytes reserved since creation)
+ * @produced: where the next record will start (bytes reserved since
+ *	creation, the last record's alignment bytes included)
  * @consumed: read position
  * @lost_full: records dropped because the reader had not freed space
  * @lost_wrap: records dropped because the next sub-buffer was still being

@@ -935,6 +935,55 @@ static void test_header_only_not_closed(void)
 	teardown_chan(chan, buf);
 }
 
+/*
+ * A record whose payload ends 1 to 3 bytes before its packet's end closes
+ * the packet: the content ends with the payload, the next record starts in
+ * the next packet, and the produced position says so.
+ */
+static void test_unaligned_packet_end(void)
+{
+	struct lrb_chan *chan;
+	struct lrb_subbuf sb;
+	struct lrb_buf *buf;
+	unsigned long c, p, short_by;
+
+	for (short_by = 0; short_by < LRB_RECORD_ALIGN; short_by++) {
+		struct drain d = { .use_model = true };
+
+		chan = setup_chan(&cfg_dgc, SB4K, 4, SETUP_READER, &buf);
+		REQUIRE(chan);
+		now = 100;
+		/* packet header 64, record header 4 */
+		CHECK_EQ(mwrite(&cfg_dgc, chan, 1, SB4K - 64 - 4 - short_by), 0);
+		lrb_positions(buf, &c, &p);
+		CHECK_EQ(p, SB4K);
+		/* nothing left to flush */
+		lrb_buf_flush(buf);
+		lrb_positions(buf, &c, &p);
+		CHECK_EQ(p, SB4K);
+		REQUIRE_EQ(lrb_get_next_subbuf(buf, &sb), 0);
+		CHECK_EQ(sb.content_size, SB4K - short_by);
+		CHECK_EQ(sb.packet_size, SB4K);
+		process_packet(&d, chan, buf, &sb);
+		CHECK_EQ(lrb_put_subbuf(buf, &sb), 0);
+		CHECK_EQ(lrb_get_next_subbuf(buf, &sb), -EAGAIN);
+		/* the next record opens the next packet */
+		CHECK_EQ(mwrite(&cfg_dgc, chan, 1, 5), 0);
+		lrb_buf_flush(buf);
+		REQUIRE_EQ(lrb_get_next_subbuf(buf, &sb), 0);
+		CHECK_EQ(sb.pos, SB4K);
+		CHECK_EQ(sb.content_size, 64 + 4 + 5);
+		process_packet(&d, chan, buf, &sb);
+		CHECK_EQ(lrb_put_subbuf(buf, &sb), 0);
+		lrb_positions(buf, &c, &p);
+		CHECK_EQ(c, 2 * SB4K);
+		CHECK_EQ(p, 2 * SB4K);
+		CHECK_EQ(d.records, 2);
+		CHECK_EQ(M.next, M.n);
+		teardown_chan(chan, buf);
+	}
+}
+
 static void test_flush(void)
 {
 	struct drain d = { .use_model = true };
@@ -1633,6 +1682,7 @@ int main(void)
 	TEST_RUN(test_try_discard_extended);
 	TEST_RUN(test_header_only_not_closed);
 	TEST_RUN(test_flush);
+	TEST_RUN(test_unaligned_packet_end);
 	TEST_RUN(test_reader_busy);
 	TEST_RUN(test_get_subbuf_snapshot);
 	TEST_RUN(test_discard_full_accounting);
