@@ -69,7 +69,7 @@ static int lrb_kb_stream_take(struct lrb_kbuf *kb)
 	int ret = lrb_kb_take(kb);
 
 	if (!ret) {
-		kb->by_ioctl = false;
+		WRITE_ONCE(kb->by_ioctl, false);
 		kb->cursor = 0;
 		WRITE_ONCE(kb->holding, true);
 	}
@@ -132,7 +132,8 @@ static int lrb_kb_stream_hold(struct lrb_kbuf *kb, bool nonblock)
 	int ret;
 
 	for (;;) {
-		mutex_lock(&kb->lock);
+		if (mutex_lock_interruptible(&kb->lock))
+			return -ERESTARTSYS;
 		if (kb->holding) {
 			if (!kb->by_ioctl)
 				return 0;
@@ -204,12 +205,6 @@ static ssize_t lrb_cpu_read(struct file *file, char __user *ubuf,
 	return done ? done : ret;
 }
 
-static const struct pipe_buf_operations lrb_pipe_buf_ops = {
-	.release = generic_pipe_buf_release,
-	.try_steal = generic_pipe_buf_try_steal,
-	.get = generic_pipe_buf_get,
-};
-
 /*
  * Move whole pages of the held packet into @pipe, each replaced by a fresh
  * page in the buffer. Called with kb->lock and the pipe locked.
@@ -229,7 +224,8 @@ static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
 		struct pipe_buffer pb = {
 			.offset = 0,
 			.len = PAGE_SIZE,
-			.ops = &lrb_pipe_buf_ops,
+			/* the kernel's: a pipe may outlive lrb.ko */
+			.ops = &nosteal_pipe_buf_ops,
 		};
 		void *page = lrb_subbuf_steal_page(kb->buf, &kb->sb,
 						   kb->cursor >> PAGE_SHIFT);
@@ -342,7 +338,7 @@ static void lrb_kb_desc(struct lrb_kbuf *kb, struct lrb_subbuf_desc *d)
 /* Called with kb->lock held, the packet taken: hold it for the mapping. */
 static void lrb_kb_hold_ioctl(struct lrb_kbuf *kb, struct lrb_subbuf_desc *d)
 {
-	kb->by_ioctl = true;
+	WRITE_ONCE(kb->by_ioctl, true);
 	WRITE_ONCE(kb->holding, true);
 	mutex_lock(&kb->map_lock);
 	kb->map_slot = kb->sb.slot;
@@ -494,7 +490,8 @@ static long lrb_cpu_ioctl(struct file *file, unsigned int cmd,
 	case LRB_IOC_FLUSH:
 		if (arg)
 			return -EINVAL;
-		mutex_lock(&kb->lock);
+		if (mutex_lock_interruptible(&kb->lock))
+			return -ERESTARTSYS;
 		ret = lrb_ioc_noarg(kb, cmd);
 		mutex_unlock(&kb->lock);
 		return ret;
@@ -524,7 +521,8 @@ static long lrb_cpu_ioctl(struct file *file, unsigned int cmd,
 	default:
 		return -ENOTTY;
 	}
-	mutex_lock(&kb->lock);
+	if (mutex_lock_interruptible(&kb->lock))
+		return -ERESTARTSYS;
 	ret = lrb_ioc_out(kb, cmd, &u);
 	if (!ret && copy_to_user(uarg, &u, _IOC_SIZE(cmd))) {
 		/* a snapshot goes back untouched; see also clear_user() above */
@@ -534,7 +532,6 @@ static long lrb_cpu_ioctl(struct file *file, unsigned int cmd,
 	}
 	mutex_unlock(&kb->lock);
 	return ret;
-	return -ENOTTY;
 }
 
 const struct file_operations lrb_cpu_fops = {

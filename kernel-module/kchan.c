@@ -81,7 +81,22 @@ int lrb_kchan_offline(unsigned int cpu, struct hlist_node *node)
 	struct lrb_kbuf *kb = &kc->kbufs[cpu];
 
 	timer_delete_sync(&kb->switch_timer);
+	preempt_disable();
 	lrb_buf_flush_local(kb->buf);
+	preempt_enable();
+	return 0;
+}
+
+/*
+ * Runs on another CPU once @cpu is dead: interrupt handlers and per-CPU
+ * threads may have written there after lrb_kchan_offline(). The hotplug
+ * lock keeps every other flush away (lrb_port_on_cpu() reads it).
+ */
+int lrb_kchan_dead(unsigned int cpu, struct hlist_node *node)
+{
+	struct lrb_kchan *kc = hlist_entry(node, struct lrb_kchan, cpuhp_dead);
+
+	lrb_buf_flush_local(kc->kbufs[cpu].buf);
 	return 0;
 }
 
@@ -302,9 +317,16 @@ struct lrb_kchan *lrb_kchan_create(const struct lrb_config *cfg,
 	ret = lrb_kchan_register(kc);
 	if (ret)
 		goto put;
-	ret = cpuhp_state_add_instance(lrb_cpuhp_state, &kc->cpuhp);
+	ret = cpuhp_state_add_instance_nocalls(lrb_cpuhp_dead_state,
+					       &kc->cpuhp_dead);
 	if (ret)
 		goto unregister;
+	ret = cpuhp_state_add_instance(lrb_cpuhp_state, &kc->cpuhp);
+	if (ret) {
+		cpuhp_state_remove_instance_nocalls(lrb_cpuhp_dead_state,
+						    &kc->cpuhp_dead);
+		goto unregister;
+	}
 	if (kc->read_timer_us)
 		mod_timer(&kc->read_timer,
 			  jiffies + usecs_to_jiffies(kc->read_timer_us));
@@ -348,6 +370,8 @@ void lrb_kchan_destroy(struct lrb_kchan *kc)
 	unsigned int cpu;
 
 	cpuhp_state_remove_instance(lrb_cpuhp_state, &kc->cpuhp);
+	cpuhp_state_remove_instance_nocalls(lrb_cpuhp_dead_state,
+					    &kc->cpuhp_dead);
 	timer_delete_sync(&kc->read_timer);
 	/* writers still between reserve and commit */
 	synchronize_rcu();

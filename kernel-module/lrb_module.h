@@ -85,6 +85,7 @@ struct lrb_kbuf {
  * @ref: one for the client until lrb_kchan_destroy(), one per device
  * @node: in the list of channels
  * @cpuhp: CPU hotplug instance: switch timers, flush of a CPU going away
+ * @cpuhp_dead: CPU hotplug instance: flush of a dead CPU
  * @read_timer: wakes readers of a channel whose writers do not
  * @switch_timer_us: period of the per-CPU switch timers, 0 if none
  * @read_timer_us: period of @read_timer, 0 if none
@@ -103,6 +104,7 @@ struct lrb_kchan {
 	struct kref ref;
 	struct list_head node;
 	struct hlist_node cpuhp;
+	struct hlist_node cpuhp_dead;
 	struct timer_list read_timer;
 	unsigned int switch_timer_us;
 	unsigned int read_timer_us;
@@ -115,12 +117,14 @@ int lrb_kdev_add(struct lrb_kchan *kc, struct lrb_kdev *kdev,
 		 const struct file_operations *fops, const char *file);
 void lrb_kdev_del(struct lrb_kdev *kdev);
 extern int lrb_cpuhp_state;
+extern int lrb_cpuhp_dead_state;
 
 /* kchan.c */
 void lrb_kchan_put(struct lrb_kchan *kc);
 bool lrb_kchan_finalized(struct lrb_kchan *kc);
 int lrb_kchan_online(unsigned int cpu, struct hlist_node *node);
 int lrb_kchan_offline(unsigned int cpu, struct hlist_node *node);
+int lrb_kchan_dead(unsigned int cpu, struct hlist_node *node);
 
 /* cpu_file.c, chan_files.c */
 extern const struct file_operations lrb_cpu_fops;

@@ -17,6 +17,7 @@
 static dev_t lrb_devt;
 static DEFINE_IDA(lrb_minors);
 int lrb_cpuhp_state;
+int lrb_cpuhp_dead_state;
 
 /* Files are root's and read-only: they hold what the kernel traced. */
 static char *lrb_devnode(const struct device *dev, umode_t *mode)
@@ -98,8 +99,15 @@ static int __init lrb_init(void)
 	if (ret < 0)
 		goto unregister_class;
 	lrb_cpuhp_state = ret;
+	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "lrb:dead", NULL,
+				      lrb_kchan_dead);
+	if (ret < 0)
+		goto remove_online;
+	lrb_cpuhp_dead_state = ret;
 	return 0;
 
+remove_online:
+	cpuhp_remove_multi_state(lrb_cpuhp_state);
 unregister_class:
 	class_unregister(&lrb_class);
 unregister_region:
@@ -110,6 +118,7 @@ unregister_region:
 /* Clients and open files hold the module: no channel is left here. */
 static void __exit lrb_exit(void)
 {
+	cpuhp_remove_multi_state(lrb_cpuhp_dead_state);
 	cpuhp_remove_multi_state(lrb_cpuhp_state);
 	class_unregister(&lrb_class);
 	unregister_chrdev_region(lrb_devt, LRB_MINORS);

@@ -417,9 +417,10 @@ static void lrb_switch_packet(void *arg)
  * lrb_buf_flush_local() - lrb_buf_flush() on the buffer's own CPU
  * @buf: the buffer
  *
- * For callers that already run on the CPU owning @buf, in any context, such
- * as a pinned timer or a CPU hotplug callback: it neither sleeps nor sends
- * an IPI.
+ * For callers that already run on the CPU owning @buf, with preemption
+ * disabled (a pinned timer, a CPU hotplug callback), or that act for a
+ * dead CPU while nothing else can flush it (a CPU hotplug callback after
+ * the CPU is gone): it neither sleeps nor sends an IPI.
  */
 void lrb_buf_flush_local(struct lrb_buf *buf)
 {

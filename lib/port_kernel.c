@@ -8,6 +8,7 @@
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
@@ -131,8 +132,11 @@ int lrb_port_check_nr_cpus(unsigned int nr_cpus)
 /*
  * Writers of a per-CPU buffer use CPU-local operations, atomic only against
  * that CPU: anything else that moves the write position must run there. On
- * an offline CPU nothing writes, so the caller may act directly.
+ * an offline CPU nothing writes, so the caller may act directly, one caller
+ * at a time: CPU-local operations are not atomic between two callers.
  */
+static DEFINE_MUTEX(lrb_offline_cpu_lock);
+
 void lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
 {
 	if (!lrb_per_cpu(buf->chan->cfg)) {
@@ -142,8 +146,11 @@ void lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
 	/* the CPU must not come online while we act for it */
 	cpus_read_lock();
 	if (!cpu_online(buf->cpu) ||
-	    smp_call_function_single(buf->cpu, fn, arg, 1))
+	    smp_call_function_single(buf->cpu, fn, arg, 1)) {
+		mutex_lock(&lrb_offline_cpu_lock);
 		fn(arg);
+		mutex_unlock(&lrb_offline_cpu_lock);
+	}
 	cpus_read_unlock();
 }
 

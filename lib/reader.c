@@ -141,6 +141,12 @@ static void lrb_fill_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb,
 	ph = sb->pages[0];
 	sb->content_size = ph->content_size / 8;
 	/* the reader owns the packet now: trim the padding it reports */
+	/* a client's packet_end callback may have written nonsense */
+	if (sb->content_size < LRB_PACKET_HEADER_SIZE ||
+	    sb->content_size > buf->chan->subbuf_size) {
+		sb->content_size = buf->chan->subbuf_size;
+		ph->content_size = (u64)sb->content_size * 8;
+	}
 	sb->packet_size = lrb_packet_size(buf->chan, sb->content_size);
 	ph->packet_size = (u64)sb->packet_size * 8;
 	sb->seq = ph->packet_seq_num;
@@ -212,15 +218,19 @@ int lrb_get_subbuf(struct lrb_buf *buf, unsigned long pos,
 		   struct lrb_subbuf *sb)
 {
 	const struct lrb_chan *chan = buf->chan;
-	unsigned long slot;
+	unsigned long slot, consumed, produced;
 	int ret;
 
 	if (buf->holding)
 		return -EBUSY;
 	if (lrb_subbuf_offset(chan, pos))
 		return -EINVAL;
-	if ((long)(pos - lrb_atomic_read(&buf->consumed)) < 0)
+	lrb_positions(buf, &consumed, &produced);
+	if ((long)(pos - consumed) < 0)
 		return -ENODATA;
+	/* far ahead, a position would alias a lap the ring still holds */
+	if ((long)(pos - produced) >= 0)
+		return -EAGAIN;
 	if (chan->cfg->mode == LRB_MODE_DISCARD) {
 		if (!lrb_subbuf_delivered(buf, pos))
 			return -EAGAIN;

@@ -37,6 +37,8 @@ static void print_usage(void)
 	      "        invalid opens, ioctls, splices, mmaps; stats and metadata\n"
 	      "  destroyed --chan NAME --sync DIR\n"
 	      "        files and mappings kept across destroy (handshake: see destroyed.c)\n"
+	      "  pipe-outlive --chan NAME --sync DIR\n"
+	      "        spliced pages read from a pipe after rmmod lrb (see pipe.c)\n"
 	      "  selftest\n"
 	      "        the verifier against corrupted synthetic packets (host only)\n"
 	      "common options: --written FILE (client's counts, default "
@@ -71,6 +73,7 @@ int main(int argc, char **argv)
 		{ "watermark", vc_cmd_watermark, true },
 		{ "badinput", vc_cmd_badinput, true },
 		{ "destroyed", vc_cmd_destroyed, true },
+		{ "pipe-outlive", vc_cmd_pipe_outlive, true },
 		{ "selftest", vc_cmd_selftest, false },
 	};
 	struct vc_opts o = {

@@ -335,6 +335,7 @@ int vc_cmd_timer(const struct vc_opts *o);
 int vc_cmd_watermark(const struct vc_opts *o);
 int vc_cmd_badinput(const struct vc_opts *o);
 int vc_cmd_destroyed(const struct vc_opts *o);
+int vc_cmd_pipe_outlive(const struct vc_opts *o);
 int vc_cmd_selftest(const struct vc_opts *o);
 int vc_consume_selftest(const char *via, const char *dir, int fd,
 			struct vc_stream *st, long long *spliced);
