@@ -48,16 +48,39 @@ bool lrb_kchan_finalized(struct lrb_kchan *kc)
 	return fin;
 }
 
+static void lrb_timer_arm(struct timer_list *t, unsigned int us)
+{
+	mod_timer(t, jiffies + usecs_to_jiffies(us));
+}
+
 static void lrb_switch_timer_fn(struct timer_list *t)
 {
 	struct lrb_kbuf *kb = from_timer(kb, t, switch_timer);
-	struct lrb_kchan *kc = kb->kdev.kc;
 
 	/* a pinned timer runs where it was added unless its CPU went away */
 	if (smp_processor_id() != kb->cpu)
 		return;
 	lrb_buf_flush_local(kb->buf);
-	mod_timer(t, jiffies + usecs_to_jiffies(kc->switch_timer_us));
+	lrb_timer_arm(t, kb->kdev.kc->switch_timer_us);
+}
+
+/* Wakes the readers of a buffer whose writers leave that to a timer. */
+static void lrb_read_timer_fn(struct timer_list *t)
+{
+	struct lrb_kbuf *kb = from_timer(kb, t, read_timer);
+
+	if (wq_has_sleeper(&kb->buf->wait.wq) && lrb_buf_readable(kb->buf))
+		wake_up_interruptible(&kb->buf->wait.wq);
+	lrb_timer_arm(t, kb->kdev.kc->read_timer_us);
+}
+
+static void lrb_timer_start(struct timer_list *t, unsigned int us,
+			    unsigned int cpu)
+{
+	if (!us)
+		return;
+	t->expires = jiffies + usecs_to_jiffies(us);
+	add_timer_on(t, cpu);
 }
 
 /* CPU hotplug: runs on @cpu as it comes online (or the instance is added). */
@@ -66,11 +89,8 @@ int lrb_kchan_online(unsigned int cpu, struct hlist_node *node)
 	struct lrb_kchan *kc = hlist_entry(node, struct lrb_kchan, cpuhp);
 	struct lrb_kbuf *kb = &kc->kbufs[cpu];
 
-	if (!kc->switch_timer_us)
-		return 0;
-	kb->switch_timer.expires = jiffies +
-				   usecs_to_jiffies(kc->switch_timer_us);
-	add_timer_on(&kb->switch_timer, cpu);
+	lrb_timer_start(&kb->switch_timer, kc->switch_timer_us, cpu);
+	lrb_timer_start(&kb->read_timer, kc->read_timer_us, cpu);
 	return 0;
 }
 
@@ -81,6 +101,7 @@ int lrb_kchan_offline(unsigned int cpu, struct hlist_node *node)
 	struct lrb_kbuf *kb = &kc->kbufs[cpu];
 
 	timer_delete_sync(&kb->switch_timer);
+	timer_delete_sync(&kb->read_timer);
 	preempt_disable();
 	lrb_buf_flush_local(kb->buf);
 	preempt_enable();
@@ -90,30 +111,17 @@ int lrb_kchan_offline(unsigned int cpu, struct hlist_node *node)
 /*
  * Runs on another CPU once @cpu is dead: interrupt handlers and per-CPU
  * threads may have written there after lrb_kchan_offline(). The hotplug
- * lock keeps every other flush away (lrb_port_on_cpu() reads it).
+ * lock keeps every other flush away (lrb_port_on_cpu() reads it). The
+ * CPU's read timer is gone: wake its readers here.
  */
 int lrb_kchan_dead(unsigned int cpu, struct hlist_node *node)
 {
 	struct lrb_kchan *kc = hlist_entry(node, struct lrb_kchan, cpuhp_dead);
+	struct lrb_buf *buf = kc->kbufs[cpu].buf;
 
-	lrb_buf_flush_local(kc->kbufs[cpu].buf);
+	lrb_buf_flush_local(buf);
+	wake_up_interruptible(&buf->wait.wq);
 	return 0;
-}
-
-/* Wake the readers of a channel whose writers leave it to a timer. */
-static void lrb_read_timer_fn(struct timer_list *t)
-{
-	struct lrb_kchan *kc = from_timer(kc, t, read_timer);
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct lrb_kbuf *kb = &kc->kbufs[cpu];
-
-		if (wq_has_sleeper(&kb->buf->wait.wq) &&
-		    lrb_buf_readable(kb->buf))
-			wake_up_interruptible(&kb->buf->wait.wq);
-	}
-	mod_timer(t, jiffies + usecs_to_jiffies(kc->read_timer_us));
 }
 
 static int lrb_kchan_check(const struct lrb_config *cfg,
@@ -203,7 +211,6 @@ static struct lrb_kchan *lrb_kchan_alloc(const struct lrb_config *cfg,
 	kc->read_timer_us = attr->read_timer_us;
 	kc->clock_freq = attr->clock_freq ?: NSEC_PER_SEC;
 	kref_init(&kc->ref);
-	timer_setup(&kc->read_timer, lrb_read_timer_fn, 0);
 	chan_attr.nr_cpus = nr_cpu_ids;
 	kc->kbufs = kcalloc(nr_cpu_ids, sizeof(*kc->kbufs), GFP_KERNEL);
 	if (!kc->kbufs) {
@@ -225,6 +232,7 @@ static struct lrb_kchan *lrb_kchan_alloc(const struct lrb_config *cfg,
 		mutex_init(&kb->map_lock);
 		timer_setup(&kb->switch_timer, lrb_switch_timer_fn,
 			    TIMER_PINNED);
+		timer_setup(&kb->read_timer, lrb_read_timer_fn, TIMER_PINNED);
 	}
 	ret = lrb_kchan_metadata(kc, attr);
 	if (ret) {
@@ -327,9 +335,6 @@ struct lrb_kchan *lrb_kchan_create(const struct lrb_config *cfg,
 						    &kc->cpuhp_dead);
 		goto unregister;
 	}
-	if (kc->read_timer_us)
-		mod_timer(&kc->read_timer,
-			  jiffies + usecs_to_jiffies(kc->read_timer_us));
 	return kc;
 
 unregister:
@@ -372,7 +377,6 @@ void lrb_kchan_destroy(struct lrb_kchan *kc)
 	cpuhp_state_remove_instance(lrb_cpuhp_state, &kc->cpuhp);
 	cpuhp_state_remove_instance_nocalls(lrb_cpuhp_dead_state,
 					    &kc->cpuhp_dead);
-	timer_delete_sync(&kc->read_timer);
 	/* writers still between reserve and commit */
 	synchronize_rcu();
 	lrb_channel_flush(kc->chan);

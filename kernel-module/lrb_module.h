@@ -34,6 +34,7 @@ struct lrb_kdev {
  * @buf: the buffer
  * @cpu: its CPU
  * @switch_timer: pinned to @cpu: closes the packet being filled
+ * @read_timer: pinned to @cpu: wakes readers, if writers do not
  * @lock: serialises the reader's operations
  * @sb: the packet the reader holds, if @holding
  * @holding: the reader holds @sb
@@ -54,6 +55,7 @@ struct lrb_kbuf {
 	struct lrb_buf *buf;
 	unsigned int cpu;
 	struct timer_list switch_timer;
+	struct timer_list read_timer;
 
 	struct mutex lock;	/* the reader's state below */
 	struct lrb_subbuf sb;
@@ -86,9 +88,8 @@ struct lrb_kbuf {
  * @node: in the list of channels
  * @cpuhp: CPU hotplug instance: switch timers, flush of a CPU going away
  * @cpuhp_dead: CPU hotplug instance: flush of a dead CPU
- * @read_timer: wakes readers of a channel whose writers do not
  * @switch_timer_us: period of the per-CPU switch timers, 0 if none
- * @read_timer_us: period of @read_timer, 0 if none
+ * @read_timer_us: period of the per-CPU read timers, 0 if none
  * @clock_freq: frequency of the record clock in Hz
  * @finalized: destroyed: nothing more will be written
  */
@@ -105,7 +106,6 @@ struct lrb_kchan {
 	struct list_head node;
 	struct hlist_node cpuhp;
 	struct hlist_node cpuhp_dead;
-	struct timer_list read_timer;
 	unsigned int switch_timer_us;
 	unsigned int read_timer_us;
 	u64 clock_freq;

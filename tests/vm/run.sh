@@ -242,13 +242,15 @@ kbuild() {
 }
 
 build_modules() {
-	local start=$SECONDS
+	local start=$SECONDS stamp
 	src=$out/src
 	mkdir -p "$src" "$out/modules"
 	say "building lrb.ko and lrb_vm_client.ko against $kdir (in $src)"
 	# Build products are excluded both ways: never copied from an
 	# in-place "make module", never deleted from the copy.
-	rsync -a --delete --exclude=/build --exclude=/.git \
+	# By content, not by time: a file put back to an older version is
+	# newer than its objects, never older.
+	rsync -rlpgoD --checksum --delete --exclude=/build --exclude=/.git \
 		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.symvers' \
 		--exclude=modules.order --exclude='.*.d' --exclude='.tmp_*' \
@@ -259,11 +261,19 @@ build_modules() {
 		fail "the build made no kernel-module/lrb.ko (log: $out/lrb.build.log)"
 	[ -f "$src/tests/vm/client/Kbuild" ] || [ -f "$src/tests/vm/client/Makefile" ] ||
 		fail "no tests/vm/client/Kbuild: the VM test client is missing"
+	# The client's symbol versions are lrb.ko's, and kbuild does not notice
+	# when they change: rebuild the client then.
+	stamp=$src/tests/vm/client/built-against.symvers
+	if ! cmp -s "$src/Module.symvers" "$stamp"; then
+		rm -f "$src"/tests/vm/client/*.o "$src"/tests/vm/client/*.ko \
+			"$src"/tests/vm/client/*.mod.c
+	fi
 	kbuild "$out/client.build.log" "$src/tests/vm/client" \
 		KBUILD_EXTRA_SYMBOLS="$src/Module.symvers" ||
 		fail "lrb_vm_client.ko did not build against lrb.ko (log: $out/client.build.log)"
 	[ -f "$src/tests/vm/client/lrb_vm_client.ko" ] ||
 		fail "the client build made no lrb_vm_client.ko (log: $out/client.build.log)"
+	cp "$src/Module.symvers" "$stamp"
 	cp "$src/kernel-module/lrb.ko" "$src/tests/vm/client/lrb_vm_client.ko" \
 		"$src/Module.symvers" "$out/modules/"
 	say "modules built in $((SECONDS - start))s: $out/modules (with debug info, for decoding oopses)"
