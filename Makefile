@@ -39,7 +39,8 @@ CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 	       -fno-sanitize-recover=all
 CFLAGS_tsan := -O1 -fsanitize=thread
 
-.PHONY: all lib setup demo check test-user module module-clean bench \
+.PHONY: all lib tools tools-static setup demo check test-user module \
+	module-clean bench \
 	kunit kunit-debug vmtest install clean
 all: lib
 
@@ -76,6 +77,30 @@ $(BUILD)/rel/%: samples/user/%.c $(BUILD)/rel/liblrb.a $(HEADERS)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS_rel) $< $(BUILD)/rel/liblrb.a $(LIBS) -o $@
 $(BUILD)/rel/bench-%: tests/bench/%.c $(BUILD)/rel/liblrb.a $(HEADERS)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS_rel) $< $(BUILD)/rel/liblrb.a $(LIBS) -o $@
+
+# Tools (tools/<name>/*.c plus tools/common/*.c, on the uapi header and the
+# record decoder): build/tools/<name>, and static copies for the VM in
+# build/tools-static/<name>.
+TOOLS := $(notdir $(wildcard tools/lrb-*))
+TOOL_COMMON := $(wildcard tools/common/*.c)
+TOOL_HEADERS := $(wildcard tools/common/*.h tools/*/*.h)
+TOOL_LIB := lib/decode.c lib/metadata.c
+TOOL_CFLAGS := $(BASE_CFLAGS) -O2 -Itools/common
+
+.SECONDEXPANSION:
+$(BUILD)/tools/%: $$(wildcard tools/$$*/*.c) $(TOOL_COMMON) $(TOOL_LIB) \
+		  $(HEADERS) $(TOOL_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) $(wildcard tools/$*/*.c) $(TOOL_COMMON) $(TOOL_LIB) \
+		-lpthread -o $@
+$(BUILD)/tools-static/%: $$(wildcard tools/$$*/*.c) $(TOOL_COMMON) $(TOOL_LIB) \
+			 $(HEADERS) $(TOOL_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -static $(wildcard tools/$*/*.c) $(TOOL_COMMON) \
+		$(TOOL_LIB) -lpthread -o $@
+
+tools: $(addprefix $(BUILD)/tools/,$(TOOLS))
+tools-static: $(addprefix $(BUILD)/tools-static/,$(TOOLS))
 
 demo: setup
 	@$(MAKE) --no-print-directory $(BUILD)/rel/demo

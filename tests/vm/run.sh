@@ -13,12 +13,13 @@
 #  1. the kernel: the version of the newest linux-headers-6.12.*+deb12-amd64
 #     (scripts/kdir.sh, or KDIR=/usr/src/linux-headers-<version>); its
 #     linux-image package is downloaded once (apt-get download, dpkg -x)
-#     into ~/.cache/lrb/vm/<version>/, which keeps vmlinuz and config (the
-#     rest, modules included, is not needed: the guest's needs are built in);
+#     into ~/.cache/lrb/vm/<version>/, which keeps vmlinuz, config and
+#     virtio_blk.ko (the export disk's driver; the rest is built in);
 #  2. lrb.ko, then tests/vm/client (lrb_vm_client.ko) against it, with
 #     W=1, in a copy of the checkout (build/vmtest/src, incremental);
 #  3. the checkers: make -C tests/vm/check O=build/vmtest/check; every
-#     executable it leaves there goes to /bin (they must be static);
+#     executable it leaves there goes to /bin (they must be static), and
+#     so do the tools (make tools-static);
 #  4. the initramfs build/vmtest/initramfs.cpio.gz: busybox-static,
 #     /lib/lrb/{lrb,lrb_vm_client}.ko, the checkers, the scenario
 #     directory as /scenarios, tests/vm/init as /init;
@@ -29,7 +30,10 @@
 # Every scenario prints "vmtest <scenario>: N passed, M failed"; the guest
 # adds "vmtest boot", "vmtest kernel-log-<scenario>" (kernel reports
 # during the scenario) and "vmtest: done" (see tests/vm/init). This script
-# sums the results; a scenario that does not report, a guest that does not
+# sums the results. What a scenario leaves in $LRB_EXPORT (/export/<name>)
+# comes back in build/vmtest/export/<name>, where <name>.host.sh, if the
+# scenario has one, checks it on the host and reports the same way
+# ("vmtest <name>/host: ..."). A scenario that does not report, a guest that does not
 # reach "vmtest: done", or a failed build counts as failed. The last line
 # is "vmtest: N passed, M failed"; the exit status is non-zero on failure.
 #
@@ -82,7 +86,7 @@ tail_log() {
 check_tools() {
 	local tool
 	for tool in qemu-system-x86_64 cpio gzip rsync make gcc strip readelf \
-		    apt-get apt-cache dpkg flock timeout; do
+		    apt-get apt-cache dpkg flock timeout tar xz truncate; do
 		command -v "$tool" >/dev/null ||
 			fail "$tool is missing: run scripts/setup.sh (or make setup)"
 	done
@@ -99,6 +103,8 @@ select_scenarios() {
 	[ -d "$scen_dir" ] ||
 		fail "no scenario directory $scen_dir (LRB_VM_SCENARIOS_DIR)"
 	for f in "$scen_dir"/[0-9]*.sh; do
+		# <name>.host.sh is the host side of <name>
+		case $f in *.host.sh) continue ;; esac
 		[ -e "$f" ] || continue
 		f=${f##*/}
 		all+=("${f%.sh}")
@@ -148,12 +154,12 @@ resolve_kernel() {
 	esac
 }
 
-# fetch_image: Debian's kernel $version in $cache/$version (vmlinuz and
-# config), downloaded and extracted once.
+# fetch_image: Debian's kernel $version in $cache/$version (vmlinuz,
+# config and virtio_blk.ko), downloaded and extracted once.
 fetch_image() {
-	local dir=$cache/$version pkg candidates p tmp start
+	local dir=$cache/$version pkg candidates p tmp start f
 	image=$dir/vmlinuz
-	if [ -f "$dir/.done" ]; then
+	if [ -f "$dir/.done" ] && [ -f "$dir/virtio_blk.ko" ]; then
 		say "kernel image $version: cached in $dir"
 		return
 	fi
@@ -163,7 +169,7 @@ fetch_image() {
 		say "another run is downloading into $cache; waiting for it"
 		flock 8
 	fi
-	if [ -f "$dir/.done" ]; then
+	if [ -f "$dir/.done" ] && [ -f "$dir/virtio_blk.ko" ]; then
 		exec 8>&-
 		return
 	fi
@@ -203,6 +209,14 @@ fetch_image() {
 	mkdir -p "$dir"
 	cp "$tmp/x/boot/vmlinuz-$version" "$dir/vmlinuz"
 	cp "$tmp/x/boot/config-$version" "$dir/config"
+	# the export disk's driver (tests/vm/init), the one module we need
+	f=$(find "$tmp/x/lib/modules" -name 'virtio_blk.ko*' | head -n 1)
+	case $f in
+	*.xz) xz -dc "$f" >"$dir/virtio_blk.ko" ;;
+	*.ko) cp "$f" "$dir/virtio_blk.ko" ;;
+	*) rm -rf "$tmp"
+	   fail "$pkg has no virtio_blk module: is it a Debian 6.12 kernel image?" ;;
+	esac
 	echo "$pkg" >"$dir/package"
 	rm -rf "$tmp"
 	touch "$dir/.done"
@@ -274,8 +288,13 @@ build_modules() {
 	[ -f "$src/tests/vm/client/lrb_vm_client.ko" ] ||
 		fail "the client build made no lrb_vm_client.ko (log: $out/client.build.log)"
 	cp "$src/Module.symvers" "$stamp"
+	rm -f "$out/modules"/*.ko
 	cp "$src/kernel-module/lrb.ko" "$src/tests/vm/client/lrb_vm_client.ko" \
 		"$src/Module.symvers" "$out/modules/"
+	# the sample clients, built with lrb.ko (samples/kernel)
+	for f in "$src"/samples/kernel/*.ko; do
+		[ ! -f "$f" ] || cp "$f" "$out/modules/"
+	done
 	say "modules built in $((SECONDS - start))s: $out/modules (with debug info, for decoding oopses)"
 }
 
@@ -307,6 +326,23 @@ build_checkers() {
 	say "checkers built in $((SECONDS - start))s: ${checkers[*]##*/}"
 }
 
+# build_tools: the tools (tools/lrb-*), static, for /bin in the guest.
+build_tools() {
+	local start=$SECONDS f
+	tools=()
+	compgen -G "$src/tools/lrb-*/*.c" >/dev/null || return 0
+	say "building the tools, static (make tools-static)"
+	if ! make -C "$src" BUILD="$out/tools-build" tools-static \
+		>"$out/tools.build.log" 2>&1; then
+		tail_log "$out/tools.build.log" 20
+		fail "the tools did not build (log: $out/tools.build.log); make tools shows the same"
+	fi
+	for f in "$out/tools-build/tools-static"/*; do
+		[ ! -x "$f" ] || tools+=("$f")
+	done
+	say "tools built in $((SECONDS - start))s: ${tools[*]##*/}"
+}
+
 build_initramfs() {
 	local start=$SECONDS st=$out/initramfs a f
 	say "making the initramfs ($out/initramfs.cpio.gz)"
@@ -322,9 +358,11 @@ build_initramfs() {
 	for f in "$out/modules"/*.ko; do
 		strip --strip-debug -o "$st/lib/lrb/${f##*/}" "$f"
 	done
-	for f in "${checkers[@]}"; do
+	for f in "${checkers[@]}" "${tools[@]}"; do
 		cp "$f" "$st/bin/"
 	done
+	mkdir -p "$st/lib/extra"
+	cp "$cache/$version/virtio_blk.ko" "$st/lib/extra/"
 	cp -r "$scen_dir" "$st/scenarios"
 	install -m 755 "$root/tests/vm/init" "$st/init"
 	(cd "$st" && find . -mindepth 1 | LC_ALL=C sort |
@@ -374,10 +412,13 @@ boot() {
 	      -nodefaults -display none -monitor none -no-reboot
 	      -kernel "$image" -initrd "$out/initramfs.cpio.gz"
 	      -append "$append"
-	      -serial "file:$out/console.log" -serial stdio)
+	      -serial "file:$out/console.log" -serial stdio
+	      -drive "file=$out/export.img,format=raw,if=virtio")
 	printf '%q ' "${qemu[@]}" >"$out/qemu.cmd"
 	echo >>"$out/qemu.cmd"
-	rm -f "$out/console.log" "$out/output.log"
+	rm -f "$out/console.log" "$out/output.log" "$out/export.img"
+	# the guest's /export comes back as a tar archive on this disk
+	truncate -s "${LRB_VM_EXPORT_MB:-1024}M" "$out/export.img"
 	say "booting $version under qemu (TCG, -smp $cpus, -m $mem), ${#scenarios[@]} scenario(s),"
 	say "  timeout ${vm_timeout}s (LRB_VM_TIMEOUT), ${scen_timeout}s per scenario"
 	say "  console $out/console.log, results $out/output.log"
@@ -417,6 +458,28 @@ show_console() {
 	else
 		say "the console ($out/console.log) is empty: the kernel printed nothing"
 	fi
+}
+
+# host_checks: unpack what the guest exported into $out/export/<scenario>,
+# and run each scenario's host side, <scenario>.host.sh, if it has one:
+# it checks the exported files here (babeltrace2, say) and reports like a
+# scenario, "vmtest <scenario>/host: N passed, M failed".
+host_checks() {
+	local name script
+	rm -rf "$out/export"
+	mkdir -p "$out/export"
+	if [ -s "$out/export.img" ] && ! tar -xf "$out/export.img" -C "$out/export" 2>/dev/null; then
+		say "the export disk holds no tar archive: the guest exported nothing"
+	fi
+	for name in "${scenarios[@]}"; do
+		script=$scen_dir/$name.host.sh
+		[ -f "$script" ] || continue
+		say "  host side of $name"
+		EXPORT=$out/export/$name LRB_ROOT=$root bash "$script" 2>&1 |
+			tee -a "$out/output.log" |
+			grep --line-buffered -E '^(vmtest |lrb )' | sed -u 's/^/    /' >&2 || true
+	done
+	rm -f "$out/export.img"
 }
 
 # summarise: add up the guest's results; print the summary; exit.
@@ -503,8 +566,10 @@ main() {
 	check_config
 	build_modules
 	build_checkers
+	build_tools
 	build_initramfs
 	boot
+	host_checks
 	summarise
 }
 
