@@ -52,11 +52,22 @@ static int lrb_cpu_open(struct inode *inode, struct file *file)
 static int lrb_kb_take(struct lrb_kbuf *kb)
 {
 	bool fin = lrb_kchan_finalized(kb->kdev.kc);
+	const struct lrb_packet_header *ph;
 	int ret;
 
 	ret = lrb_get_next_subbuf(kb->buf, &kb->sb);
+	if (ret == -EAGAIN && fin &&
+	    lrb_buf_lost(kb->buf) != kb->last_discarded) {
+		/* drained, but the last losses are in no packet yet */
+		lrb_buf_flush_final(kb->buf);
+		ret = lrb_get_next_subbuf(kb->buf, &kb->sb);
+	}
 	if (ret == -EAGAIN && fin)
 		return -ENODEV;
+	if (!ret) {
+		ph = kb->sb.pages[0];
+		kb->last_discarded = ph->events_discarded;
+	}
 	return ret;
 }
 

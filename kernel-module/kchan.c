@@ -380,6 +380,8 @@ void lrb_kchan_destroy(struct lrb_kchan *kc)
 	/* writers still between reserve and commit */
 	synchronize_rcu();
 	lrb_channel_flush(kc->chan);
+	/* readers may outlive the client's module: no more calls into it */
+	memset(&kc->cfg.cb, 0, sizeof(kc->cfg.cb));
 	/* every packet is delivered before readers see the end */
 	smp_wmb();
 	WRITE_ONCE(kc->finalized, true);

@@ -41,6 +41,7 @@ struct lrb_kdev {
  * @by_ioctl: @sb was taken by ioctl (else by read or splice)
  * @cursor: read() and splice() progress in @sb
  * @watermark: complete packets poll() waits for
+ * @last_discarded: events_discarded of the last packet taken
  * @mapping: address space of the open file, whose mappings show @sb
  * @map_lock: orders page faults against the release of @sb
  * @map_slot: slot of pages a fault may map, if @map_valid
@@ -63,6 +64,7 @@ struct lrb_kbuf {
 	bool by_ioctl;
 	unsigned long cursor;
 	u32 watermark;
+	u64 last_discarded;
 
 	struct address_space *mapping;
 	struct mutex map_lock;	/* @map_slot, @map_valid; faults */

@@ -413,6 +413,55 @@ static void lrb_switch_packet(void *arg)
 	lrb_close_packet(buf, old, tsc, discarded);
 }
 
+/*
+ * Close the packet being filled even if it holds no record, and open one
+ * to close if none is open, so that the records lost since the last
+ * packet closed are counted in a packet header. Only for a buffer no
+ * writer uses any more: it is stamped with the last record's time, and
+ * the client's clock is not called (its module may be gone).
+ */
+static void lrb_close_final(void *arg)
+{
+	struct lrb_buf *buf = arg;
+	const struct lrb_chan *chan = buf->chan;
+	bool per_cpu = lrb_chan_per_cpu(chan);
+	unsigned long offset = lrb_v_read(per_cpu, &buf->offset);
+	unsigned long gen = offset & LRB_OFFSET_GEN_MASK;
+	unsigned long old = lrb_write_pos(offset);
+	unsigned long start = lrb_align(old);
+	u64 tsc = lrb_v_read(per_cpu, &buf->last_tsc);
+
+	if (!lrb_subbuf_offset(chan, start)) {
+		/* the reader must have made room */
+		if (lrb_check_space(buf, start))
+			return;
+		old = start + LRB_PACKET_HEADER_SIZE;
+		lrb_v_set(per_cpu, &buf->offset, old | gen);
+		lrb_open_packet(buf, start, tsc);
+	}
+	lrb_v_set(per_cpu, &buf->offset,
+		  ((old | (chan->subbuf_size - 1)) + 1) | gen);
+	lrb_close_packet(buf, old, tsc, lrb_buf_lost(buf));
+}
+
+/**
+ * lrb_buf_flush_final() - close a last packet carrying every loss
+ * @buf: a buffer no writer will write again (its channel is finalised)
+ *
+ * Records lost while no packet could be opened (a full ring) show in no
+ * packet header. For a reader that has drained the buffer and found the
+ * last events_discarded lower than lrb_buf_lost(): this closes the packet
+ * being filled, even empty, or opens and closes an empty one, whose
+ * header carries the final count. It does nothing if the ring has no room.
+ * The client's clock is not read, but its packet_begin and packet_end
+ * callbacks, if any, are called.
+ */
+void lrb_buf_flush_final(struct lrb_buf *buf)
+{
+	lrb_port_on_cpu(buf, lrb_close_final, buf);
+}
+EXPORT_SYMBOL_GPL(lrb_buf_flush_final);
+
 /**
  * lrb_buf_flush_local() - lrb_buf_flush() on the buffer's own CPU
  * @buf: the buffer

@@ -984,6 +984,48 @@ static void test_unaligned_packet_end(void)
 	}
 }
 
+/*
+ * Records lost while the ring was full are in no packet header until
+ * lrb_buf_flush_final() closes an empty packet carrying the count.
+ */
+static void test_flush_final(void)
+{
+	struct lrb_packet_header h;
+	struct lrb_chan *chan;
+	struct lrb_subbuf sb;
+	struct lrb_buf *buf;
+	unsigned long lost;
+	u64 last = 0;
+	int i;
+
+	chan = setup_chan(&cfg_dgc, SB4K, 2, SETUP_READER, &buf);
+	REQUIRE(chan);
+	now = 10;
+	/* a switch timer closes packets now and then: none may be open */
+	for (i = 0; i < 1000; i++) {
+		mwrite(&cfg_dgc, chan, 1, 16);
+		if (i % 100 == 99)
+			lrb_buf_flush(buf);
+	}
+	lost = lrb_buf_lost(buf);
+	CHECK(lost > 0);
+	while (!lrb_get_next_subbuf(buf, &sb)) {
+		lrb_subbuf_copy(chan, &sb, 0, &h, sizeof(h));
+		last = h.events_discarded;
+		lrb_put_subbuf(buf, &sb);
+	}
+	CHECK(last < lost);
+	lrb_buf_flush_final(buf);
+	REQUIRE_EQ(lrb_get_next_subbuf(buf, &sb), 0);
+	CHECK_EQ(sb.content_size, LRB_PACKET_HEADER_SIZE);
+	lrb_subbuf_copy(chan, &sb, 0, &h, sizeof(h));
+	CHECK_EQ(h.events_discarded, lost);
+	CHECK_EQ(h.magic, LRB_PACKET_MAGIC);
+	lrb_put_subbuf(buf, &sb);
+	CHECK_EQ(lrb_get_next_subbuf(buf, &sb), -EAGAIN);
+	teardown_chan(chan, buf);
+}
+
 static void test_flush(void)
 {
 	struct drain d = { .use_model = true };
@@ -1683,6 +1725,7 @@ int main(void)
 	TEST_RUN(test_header_only_not_closed);
 	TEST_RUN(test_flush);
 	TEST_RUN(test_unaligned_packet_end);
+	TEST_RUN(test_flush_final);
 	TEST_RUN(test_reader_busy);
 	TEST_RUN(test_get_subbuf_snapshot);
 	TEST_RUN(test_discard_full_accounting);
