@@ -33,7 +33,7 @@ passed=0
 failed=0
 for f in lib/*.c lib/*.h include/lrb/*.h include/lrb/port/*.h \
 	 include/uapi/lrb/*.h kernel-module/*.c kernel-module/*.h \
-	 tests/vm/client/*.c; do
+	 tests/vm/client/*.c samples/kernel/*.c samples/kernel/*.h; do
 	ignore=
 	[ "$f" = include/lrb/port/user.h ] && ignore="--ignore $user_port_ignore"
 	# shellcheck disable=SC2086
