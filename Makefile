@@ -4,7 +4,11 @@
 # and the kernel module. The kernel build itself is driven by ./Kbuild.
 #
 #   make            liblrb (static and shared) and lrb.pc in build/
-#   make demo       set up, build and run the user-space demo
+#   make demo       the main job: record a sample driver in a VM running
+#                   Debian's kernel, read the trace with babeltrace2, plot
+#   make demo-user  the user-space demo (liblrb)
+#   make tools      lrb-record, lrb-receive, lrb-dump, lrb-stats
+#   make fuzz       lrb-dump under libFuzzer (FUZZ_SECONDS, default 600)
 #   make check      set up, build and run every test
 #   make bench      user-space fast-path micro-benchmark
 #   make module     lrb.ko against linux-headers-6.12 (KDIR= for another)
@@ -39,7 +43,8 @@ CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 	       -fno-sanitize-recover=all
 CFLAGS_tsan := -O1 -fsanitize=thread
 
-.PHONY: all lib tools tools-static setup demo check test-user module \
+.PHONY: all lib tools tools-static setup demo demo-user check test-user fuzz \
+	module \
 	module-clean bench \
 	kunit kunit-debug vmtest install clean
 all: lib
@@ -103,6 +108,9 @@ tools: $(addprefix $(BUILD)/tools/,$(TOOLS))
 tools-static: $(addprefix $(BUILD)/tools-static/,$(TOOLS))
 
 demo: setup
+	@scripts/demo.sh
+
+demo-user: setup
 	@$(MAKE) --no-print-directory $(BUILD)/rel/demo
 	$(BUILD)/rel/demo $(DEMO_ARGS)
 
@@ -154,6 +162,11 @@ kunit-debug: setup
 # (cached under ~/.cache/lrb/vm) under qemu; logs in build/vmtest/.
 vmtest: setup
 	@KDIR="$(KDIR)" tests/vm/run.sh $(SCENARIOS)
+
+# lrb-dump under libFuzzer for FUZZ_SECONDS (default 600; make check runs
+# 60 s), the corpus kept in build/fuzz/corpus.
+fuzz: setup
+	@tests/fuzz/run.sh $(or $(FUZZ_SECONDS),600)
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig \

@@ -5,9 +5,11 @@
 # offers. Runs as root (or through sudo when it is available).
 set -euo pipefail
 
-# babeltrace2 reads the CTF traces of the tests (tests/user/unit_ctf.c).
+# babeltrace2 reads the CTF traces of the tests and make demo, which plots
+# with gnuplot; clang and its runtime fuzz lrb-dump (tests/fuzz).
 packages=(build-essential pkg-config liburcu-dev linux-libc-dev sparse rsync
-	  linux-source-6.12 xz-utils babeltrace2)
+	  linux-source-6.12 xz-utils babeltrace2 gnuplot-nox clang
+	  libclang-rt-14-dev)
 # KUnit (scripts/kunit.sh): a kernel build from linux-source-6.12, kunit.py,
 # and qemu for the x86_64 runs (qboot.rom comes with qemu-system-data).
 # Installed without Recommends: qemu would otherwise pull in a desktop.

@@ -6,6 +6,7 @@
 # CPUs. Every program ends with "N passed, M failed"; this sums them and
 # ends the same way. Exit status is non-zero if anything failed.
 #
+# FUZZ_SECONDS sets the fuzzing time of lrb-dump (60; make fuzz for more).
 # LRB_KUNIT=0 leaves the KUnit kernels out (they take minutes on a fresh
 # machine; see Documentation/testing.rst). The debug kernels (KASAN,
 # lockdep, KCSAN) are not run here: make kunit-debug. Then lrb.ko runs end
@@ -84,6 +85,9 @@ for mode in discard overwrite; do
 		$B/tsan/tests/stress --mode $mode --seconds "$SAN_SECONDS"
 done
 run "vmcheck self-test (host)" make -s -C tests/vm/check O="$PWD/$B" selftest
+run "lrb-record, lrb-receive (host)" tests/tools/test-record.sh
+run "lrb-dump, lrb-stats (host, ASan)" tests/tools/test-dump.sh
+run "fuzz lrb-dump ${FUZZ_SECONDS:-60}s (libFuzzer)" tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 run "kernel build (W=1, no warnings)" tests/kernel-build.sh
 run "style (checkpatch, sparse)" tests/style.sh
 if [ "${LRB_KUNIT:-1}" != 0 ]; then

@@ -1,0 +1,178 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host tests of lrb-dump and lrb-stats. Builds, under build/tools-test/:
+# lrb-dump and lrb-stats as `make tools` does and again with ASan + UBSan,
+# and test-dump.c twice (release and sanitizers, each linking liblrb and
+# lrb-dump's decoding core); then runs test-dump against each lrb-dump, and
+# checks lrb-stats on a fake /dev/lrb ($LRB_DEV_DIR). Needs babeltrace2
+# (scripts/setup.sh installs it). Ends with "N passed, M failed".
+set -uo pipefail
+
+cd "$(dirname "$0")/../.." || exit 1
+B=build/tools-test
+passed=0
+failed=0
+export ASAN_OPTIONS=detect_leaks=1:exitcode=99
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
+
+say() { echo "test-dump: $*"; }
+ok() { passed=$((passed + 1)); }
+fail() { say "FAIL: $*"; failed=$((failed + 1)); }
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+if ! command -v babeltrace2 >/dev/null; then
+	fail "babeltrace2 not found: run scripts/setup.sh (or apt-get install babeltrace2)"
+	finish
+fi
+
+# --- build ---------------------------------------------------------------
+CFLAGS_COMMON=(-std=gnu11 -g -D_GNU_SOURCE -Iinclude -Itools/common
+	       -Itools/lrb-dump -Wall -Wextra -Wno-unused-parameter -Wshadow
+	       -Wstrict-prototypes)
+# shellcheck disable=SC2054 # the commas are the option's
+SAN=(-O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+     -fno-omit-frame-pointer)
+# lrb-dump's decoding core: every source but main.c
+core=()
+for f in tools/lrb-dump/*.c; do
+	[ "$f" = tools/lrb-dump/main.c ] || core+=("$f")
+done
+mkdir -p "$B/rel" "$B/asan"
+# build WHAT CC ARGS...: warnings fail the release builds (as `make tools`
+# would show them), not the sanitizer ones (-O1 warns differently)
+build() {
+	local what=$1 out
+	shift
+	if ! out=$("$@" 2>&1); then
+		echo "$out"
+		fail "build of $what"
+		return 1
+	fi
+	if [ -n "$out" ] && [[ $what != *asan* ]]; then
+		echo "$out"
+		fail "build of $what: warnings"
+		return 1
+	fi
+	ok
+}
+make -s build/rel/liblrb.a build/asan/liblrb.a >/dev/null || {
+	fail "make build/rel/liblrb.a build/asan/liblrb.a"
+	finish
+}
+for tool in lrb-dump lrb-stats; do
+	build "$tool" cc "${CFLAGS_COMMON[@]}" -O2 tools/$tool/*.c \
+		tools/common/*.c lib/decode.c lib/metadata.c -lpthread \
+		-o "$B/rel/$tool" || finish
+	build "$tool (asan)" cc "${CFLAGS_COMMON[@]}" "${SAN[@]}" tools/$tool/*.c \
+		tools/common/*.c lib/decode.c lib/metadata.c -lpthread \
+		-o "$B/asan/$tool" || finish
+done
+build test-dump cc "${CFLAGS_COMMON[@]}" -O2 tests/tools/test-dump.c "${core[@]}" \
+	build/rel/liblrb.a -lurcu-bp -lpthread -o "$B/rel/test-dump" || finish
+build "test-dump (asan)" cc "${CFLAGS_COMMON[@]}" "${SAN[@]}" \
+	tests/tools/test-dump.c "${core[@]}" build/asan/liblrb.a -lurcu-bp -lpthread \
+	-o "$B/asan/test-dump" || finish
+
+# --- lrb-dump --------------------------------------------------------------
+for v in rel asan; do
+	out=$("$B/$v/test-dump" "$B/$v/lrb-dump" 2>&1)
+	rc=$?
+	line=$(grep -E '^test-dump: [0-9]+ passed, [0-9]+ failed' <<<"$out" | tail -n 1)
+	p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	[ -n "$line" ] || { p=0; f=1; }
+	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		echo "$out" | tail -n 40
+		say "test-dump [$v]: FAILED (exit $rc)"
+	else
+		say "test-dump [$v]: $p checks passed"
+	fi
+done
+
+# --- lrb-stats -------------------------------------------------------------
+dev=$(mktemp -d)
+trap 'rm -rf "$dev"' EXIT
+export LRB_DEV_DIR=$dev
+mkdir -p "$dev/demo"
+counters() { # cpu/total label, then 11 values
+	local label=$1
+	shift
+	printf '%s records_written=%s lost_full=%s lost_wrap=%s lost_big=%s lost_nest=%s lost_packets=%s produced=%s consumed=%s packets_read=%s bytes_read=%s pages_spliced=%s\n' \
+		"$label" "$@"
+}
+{
+	counters cpu0 1000 5 0 1 0 0 2000000 1500000 12 1500000 366
+	counters cpu1 500 0 0 0 0 3 1000000 1000000 8 1000000 244
+	counters total 1500 5 0 1 0 3 3000000 2500000 20 2500000 610
+} >"$dev/demo/stats"
+for v in rel asan; do
+	s=$B/$v/lrb-stats
+	out=$("$s" demo 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && grep -qE '^ *0 +1000 +5 +0 +1 +0 +0 +2\.00 +1\.50 +12 +1\.50 +366 *$' <<<"$out" &&
+	   grep -qE '^ *total +1500 +5 +0 +1 +0 +3 +3\.00 +2\.50 +20 +2\.50 +610 *$' <<<"$out"; then
+		ok
+	else
+		echo "$out"
+		fail "lrb-stats [$v]: table (exit $rc)"
+	fi
+	out=$("$s" --json demo 2>&1)
+	if grep -q '"records_written": 1500' <<<"$out" && grep -q '"cpu": 1' <<<"$out"; then
+		ok
+	else
+		echo "$out"
+		fail "lrb-stats [$v] --json"
+	fi
+	out=$("$s" nosuch 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q 'nosuch' <<<"$out" && grep -q 'demo' <<<"$out"; then
+		ok
+	else
+		echo "$out"
+		fail "lrb-stats [$v]: missing channel (exit $rc)"
+	fi
+	out=$(timeout 10 "$s" demo --watch 0.2 --count 2 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(grep -c '^ *total' <<<"$out")" -eq 2 ] &&
+	   grep -q 'per second' <<<"$out"; then
+		ok
+	else
+		echo "$out"
+		fail "lrb-stats [$v] --watch (exit $rc)"
+	fi
+	mkdir -p "$dev/broken" "$dev/nostats"
+	echo garbage >"$dev/broken/stats"
+	out=$("$s" broken 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q 'not a stats line' <<<"$out"; then
+		ok
+	else
+		echo "$out"
+		fail "lrb-stats [$v]: bad stats file (exit $rc)"
+	fi
+	out=$("$s" nostats 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q 'nostats/stats: No such file' <<<"$out"; then
+		ok
+	else
+		echo "$out"
+		fail "lrb-stats [$v]: channel without stats (exit $rc)"
+	fi
+	out=$("$s" --bogus 2>&1)
+	if [ $? -eq 2 ]; then
+		ok
+	else
+		fail "lrb-stats [$v]: usage error exit status"
+	fi
+	if grep -qE 'Sanitizer|runtime error' <<<"$out"; then
+		fail "lrb-stats [$v]: sanitizer report"
+	fi
+done
+finish

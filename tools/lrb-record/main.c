@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lrb-record CHANNEL [-o DIR | --to HOST:PORT] [--consumer splice|mmap|read]
+ *	[--duration SECONDS] [--snapshot] [--cpus LIST] [--quiet]
+ *
+ * Records every CPU of /dev/lrb/CHANNEL into a trace directory (metadata,
+ * CHANNEL_<cpu> stream files, .lrb-record.json) or to lrb-receive, one
+ * thread per CPU, until the channel is destroyed, the duration is over or
+ * a SIGINT/SIGTERM; then every buffer is flushed and drained. This file:
+ * options, setup, the main thread (signals, timer, progress) and the end.
+ * Documentation/tools/lrb-record.rst is the manual.
+ */
+#include "record.h"
+#include "net.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REC_PROGRESS_NS 500000000ULL
+
+const char *const rec_consumer_names[3] = {
+	[REC_SPLICE] = "splice", [REC_MMAP] = "mmap", [REC_READ] = "read",
+};
+
+static void rec_usage(FILE *f)
+{
+	fputs("usage: lrb-record CHANNEL [-o DIR | --to HOST:PORT] [--consumer splice|mmap|read]\n"
+	      "                  [--duration SECONDS] [--snapshot] [--cpus LIST] [--quiet]\n"
+	      "Record every CPU of the lrb channel /dev/lrb/CHANNEL into a CTF trace directory.\n"
+	      "  -o, --output DIR     trace directory (default: CHANNEL-YYYYMMDD-HHMMSS)\n"
+	      "  -t, --to HOST:PORT   send the trace to lrb-receive instead\n"
+	      "  -c, --consumer HOW   splice (default, zero copy), mmap or read\n"
+	      "  -d, --duration SECS  stop after SECS seconds (default: when the channel is\n"
+	      "                       destroyed, or on SIGINT/SIGTERM)\n"
+	      "  -s, --snapshot       take a flight recorder's current contents once, without\n"
+	      "                       consuming them, and exit\n"
+	      "  -C, --cpus LIST      record these CPUs only, e.g. 0,2-3\n"
+	      "  -q, --quiet          no progress line or messages: errors and the summary\n"
+	      "  -h, --help           this help\n"
+	      "Exit status: 0 success, 1 error, 2 usage error.\n", f);
+}
+
+static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
+		      bool *have_cpus)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "to", required_argument, NULL, 't' },
+		{ "consumer", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "snapshot", no_argument, NULL, 's' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_consumer = false;
+	unsigned int i;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "o:t:c:d:sC:qh", opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			r->dir = optarg;
+			break;
+		case 't':
+			r->to = optarg;
+			break;
+		case 'c':
+			for (i = 0; i < TOOL_ARRAY_SIZE(rec_consumer_names); i++)
+				if (!strcmp(optarg, rec_consumer_names[i]))
+					break;
+			if (i == TOOL_ARRAY_SIZE(rec_consumer_names))
+				tool_usage_error("--consumer %s: use splice, mmap or read",
+						 optarg);
+			r->consumer = i;
+			have_consumer = true;
+			break;
+		case 'd':
+			if (tool_parse_seconds(optarg, &r->duration))
+				tool_usage_error("--duration %s: want seconds > 0, e.g. 10 or 0.5",
+						 optarg);
+			break;
+		case 's':
+			r->snapshot = true;
+			break;
+		case 'C':
+			if (tool_parse_cpus(optarg, cpus, TOOL_MAX_CPUS) <= 0)
+				tool_usage_error("--cpus %s: want a list of CPUs below %u such as 0,2-3",
+						 optarg, TOOL_MAX_CPUS);
+			*have_cpus = true;
+			break;
+		case 'q':
+			r->quiet = true;
+			break;
+		case 'h':
+			rec_usage(stdout);
+			exit(TOOL_EXIT_OK);
+		default:
+			fprintf(stderr, "Try 'lrb-record --help' for more information.\n");
+			exit(TOOL_EXIT_USAGE);
+		}
+	}
+	if (optind == argc)
+		tool_usage_error("give the CHANNEL to record (a directory of /dev/lrb)");
+	if (optind != argc - 1)
+		tool_usage_error("one CHANNEL only, options before or after it");
+	r->chan = argv[optind];
+	if (r->dir && r->to)
+		tool_usage_error("-o DIR and --to HOST:PORT exclude each other: record to a directory or send to lrb-receive");
+	if (r->to) {
+		struct sockaddr_storage ss;
+		socklen_t len;
+
+		/* a bad address is a usage error, found before anything is opened */
+		if (tool_parse_addr(r->to, false, &ss, &len))
+			exit(TOOL_EXIT_USAGE);
+	}
+	if (r->snapshot && r->duration)
+		tool_usage_error("--snapshot takes the contents once: it has no --duration");
+	if (r->snapshot && have_consumer)
+		tool_usage_error("--snapshot always reads through mmap(): no --consumer");
+}
+
+/* The CPUs to record, their files opened, their counters sampled. */
+static void rec_open_cpus(struct rec *r, const bool *want, bool have_want)
+{
+	static bool present[TOOL_MAX_CPUS];
+	unsigned int cpu, i = 0;
+	int n = lrb_chan_cpus(r->chan, present, TOOL_MAX_CPUS);
+
+	if (n < 0)
+		exit(TOOL_EXIT_ERROR);
+	for (cpu = 0; have_want && cpu < TOOL_MAX_CPUS; cpu++)
+		if (want[cpu] && (cpu >= (unsigned int)n || !present[cpu]))
+			tool_die("--cpus: channel %s has no cpu%u (its cpu files: cpu0 to cpu%d)",
+				 r->chan, cpu, n - 1);
+	r->cpus = calloc(n, sizeof(*r->cpus));
+	if (!r->cpus)
+		tool_die("out of memory");
+	for (cpu = 0; cpu < (unsigned int)n; cpu++) {
+		struct rec_cpu *c = &r->cpus[i];
+
+		if (!present[cpu] || (have_want && !want[cpu]))
+			continue;
+		c->r = r;
+		c->cpu = cpu;
+		c->out = -1;
+		memset(c->pipe, -1, sizeof(c->pipe));
+		memset(c->peek, -1, sizeof(c->peek));
+		trace_stream_name(c->name, sizeof(c->name), r->chan, cpu);
+		c->fd = lrb_cpu_open(r->chan, cpu, O_NONBLOCK, &c->info);
+		if (c->fd < 0)
+			exit(TOOL_EXIT_ERROR);
+		if (ioctl(c->fd, LRB_IOC_GET_COUNTERS, &c->c0) ||
+		    ioctl(c->fd, LRB_IOC_GET_POSITIONS, &c->pos0))
+			tool_die("cpu%u: LRB_IOC_GET_COUNTERS/GET_POSITIONS: %s",
+				 cpu, strerror(errno));
+		if (c->info.subbuf_size < TOOL_PAGE_SIZE ||
+		    c->info.subbuf_size & (c->info.subbuf_size - 1))
+			tool_die("cpu%u: subbuf_size %llu is not a power of two of at least a page: lrb.ko and these tools disagree on the ABI",
+				 cpu, (unsigned long long)c->info.subbuf_size);
+		i++;
+	}
+	r->ncpu = i;
+}
+
+/* The trace directory: metadata and an empty stream file per CPU. */
+static void rec_open_dir(struct rec *r)
+{
+	char path[4096];
+	unsigned int i;
+	int fd;
+
+	if (trace_dir_create(r->dir))
+		exit(TOOL_EXIT_ERROR);
+	for (i = 0; i < r->ncpu; i++) {
+		struct rec_cpu *c = &r->cpus[i];
+
+		snprintf(path, sizeof(path), "%s/%s", r->dir, c->name);
+		c->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0644);
+		if (c->out < 0)
+			tool_die("cannot create %s: %s", path, strerror(errno));
+	}
+	/* last: a directory with a metadata file holds a trace */
+	snprintf(path, sizeof(path), "%s/%s", r->dir, TRACE_METADATA);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || tool_write_full(fd, r->metadata, r->metadata_len) ||
+	    close(fd))
+		tool_die("cannot write %s: %s", path, strerror(errno));
+}
+
+static void rec_stop(struct rec *r, const char *reason)
+{
+	if (r->stop)
+		return;
+	r->stop_reason = reason;
+	__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+	/* never read: stays readable, so every poll() returns */
+	if (write(r->wake[1], "s", 1) != 1)
+		tool_err("cannot wake the consumers: %s", strerror(errno));
+}
+
+/* Wait for the consumers, stopping them on a signal or at the end. */
+static void rec_wait(struct rec *r)
+{
+	__u64 now, wait, deadline = 0, next = r->t_start + REC_PROGRESS_NS;
+	sigset_t set;
+	unsigned int i;
+	int sig;
+
+	if (r->duration)
+		deadline = r->t_start + (__u64)(r->duration * 1e9);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	while (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) < r->ncpu) {
+		struct timespec ts;
+
+		now = tool_now_ns();
+		wait = next > now ? next - now : 0;
+		if (deadline && !r->stop && deadline < now + wait)
+			wait = deadline > now ? deadline - now : 0;
+		ts.tv_sec = wait / 1000000000ULL;
+		ts.tv_nsec = wait % 1000000000ULL;
+		sig = sigtimedwait(&set, NULL, &ts);
+		if (sig == SIGINT || sig == SIGTERM) {
+			if (r->stop) {
+				rec_progress(r, true);
+				tool_die("%s again while draining: exiting at once; the last packets of the stream files may be cut short",
+					 sig == SIGINT ? "SIGINT" : "SIGTERM");
+			}
+			rec_stop(r, sig == SIGINT ? "SIGINT" : "SIGTERM");
+			if (!r->quiet) {
+				rec_progress(r, true);
+				tool_err("%s: flushing and draining every CPU (again to abort)",
+					 r->stop_reason);
+			}
+		}
+		now = tool_now_ns();
+		if (deadline && now >= deadline)
+			rec_stop(r, "duration");
+		for (i = 0; i < r->ncpu; i++)
+			if (__atomic_load_n(&r->cpus[i].failed,
+					    __ATOMIC_RELAXED))
+				rec_stop(r, "error");
+		if (now >= next) {
+			rec_progress(r, false);
+			next = now + REC_PROGRESS_NS;
+		}
+	}
+}
+
+static void rec_run(struct rec *r)
+{
+	sigset_t set;
+	unsigned int i;
+
+	for (i = 0; i < r->ncpu; i++)
+		if (rec_consumer_setup(&r->cpus[i]))
+			exit(TOOL_EXIT_ERROR);
+	if (pipe2(r->wake, O_CLOEXEC))
+		tool_die("pipe: %s", strerror(errno));
+	/*
+	 * A shell without job control starts background commands with
+	 * SIGINT ignored, so that a kill -INT would be lost: take it back.
+	 * The consumers inherit the mask: only this thread takes signals.
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	r->main_thread = pthread_self();
+	r->t_start = tool_now_ns();
+	for (i = 0; i < r->ncpu; i++) {
+		r->cpus[i].t_start = r->t_start;
+		errno = pthread_create(&r->cpus[i].tid, NULL,
+				       rec_consume_thread, &r->cpus[i]);
+		if (errno)
+			tool_die("cannot start a thread: %s", strerror(errno));
+	}
+	if (!r->quiet && r->duration)
+		tool_err("recording %u CPU%s of %s by %s %s %s for %g s; Ctrl-C stops",
+			 r->ncpu, r->ncpu == 1 ? "" : "s", r->chan,
+			 rec_consumer_names[r->consumer],
+			 r->to ? "to" : "into", r->to ? r->net_peer : r->dir,
+			 r->duration);
+	else if (!r->quiet)
+		tool_err("recording %u CPU%s of %s by %s %s %s until the channel is destroyed; Ctrl-C stops",
+			 r->ncpu, r->ncpu == 1 ? "" : "s", r->chan,
+			 rec_consumer_names[r->consumer],
+			 r->to ? "to" : "into", r->to ? r->net_peer : r->dir);
+	rec_wait(r);
+	for (i = 0; i < r->ncpu; i++)
+		pthread_join(r->cpus[i].tid, NULL);
+	r->t_end = tool_now_ns();
+	/* interruptible again (a receiver may take long to answer) */
+	signal(SIGUSR1, SIG_IGN);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	if (!r->stop_reason)
+		r->stop_reason = "end of channel";
+	rec_progress(r, true);
+	for (i = 0; i < r->ncpu; i++)
+		rec_consumer_cleanup(&r->cpus[i]);
+}
+
+static void rec_snapshot(struct rec *r)
+{
+	unsigned int i;
+
+	r->stop_reason = "snapshot";
+	r->t_start = tool_now_ns();
+	for (i = 0; i < r->ncpu; i++) {
+		rec_snapshot_cpu(&r->cpus[i]);
+		if (r->to)
+			shutdown(r->cpus[i].out, SHUT_WR);
+	}
+	r->t_end = tool_now_ns();
+}
+
+/* .lrb-record.json beside the trace, or to the receiver. */
+static void rec_finish(struct rec *r)
+{
+	char path[4096], *json;
+	size_t len = 0;
+	int fd;
+
+	json = rec_json(r, &len);
+	if (!json)
+		tool_die("out of memory for the summary");
+	if (r->to) {
+		if (rec_net_finish(r, json, len))
+			r->failed = true;
+	} else {
+		snprintf(path, sizeof(path), "%s/%s", r->dir, TRACE_SUMMARY);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0644);
+		if (fd < 0 || tool_write_full(fd, json, len) || close(fd)) {
+			tool_err("cannot write %s: %s", path, strerror(errno));
+			r->failed = true;
+		}
+	}
+	free(json);
+}
+
+int main(int argc, char **argv)
+{
+	static bool want[TOOL_MAX_CPUS];
+	struct rec r = { .consumer = REC_SPLICE, .net = -1 };
+	char path[4096], defdir[256];
+	bool have_want = false;
+	struct timespec now;
+	unsigned int i;
+
+	tool_name = "lrb-record";
+	rec_parse(&r, argc, argv, want, &have_want);
+	r.progress = !r.quiet && !r.snapshot && isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_REALTIME, &now);
+	r.start_realtime = now.tv_sec + now.tv_nsec / 1e9;
+	if (!r.dir && !r.to) {
+		struct tm tm;
+
+		localtime_r(&now.tv_sec, &tm);
+		snprintf(defdir, sizeof(defdir), "%s-", r.chan);
+		strftime(defdir + strlen(defdir),
+			 sizeof(defdir) - strlen(defdir), "%Y%m%d-%H%M%S",
+			 &tm);
+		r.dir = defdir;
+	}
+	/* a receiver that goes away is an error to report, not a signal */
+	signal(SIGPIPE, SIG_IGN);
+
+	rec_open_cpus(&r, want, have_want);
+	if (!lrb_chan_path(path, sizeof(path), r.chan, TRACE_METADATA))
+		tool_die("channel name '%s' is too long", r.chan);
+	r.metadata = tool_read_file(path, &r.metadata_len);
+	if (!r.metadata)
+		tool_die("%s: %s: the channel's CTF metadata is needed to read the trace",
+			 path, strerror(errno));
+	if (r.to) {
+		if (rec_net_open(&r))
+			exit(TOOL_EXIT_ERROR);
+	} else {
+		rec_open_dir(&r);
+	}
+
+	if (r.snapshot)
+		rec_snapshot(&r);
+	else
+		rec_run(&r);
+	for (i = 0; i < r.ncpu; i++) {
+		if (r.cpus[i].failed)
+			r.failed = true;
+		if (close(r.cpus[i].out) && !r.to) {
+			tool_err("writing %s/%s: %s", r.dir, r.cpus[i].name,
+				 strerror(errno));
+			r.failed = true;
+		}
+	}
+	rec_finish(&r);
+	for (i = 0; i < r.ncpu; i++)
+		close(r.cpus[i].fd);
+	rec_summary(&r, stdout);
+	if (r.failed)
+		tool_err("the recording is incomplete: see the errors above");
+	return r.failed ? TOOL_EXIT_ERROR : TOOL_EXIT_OK;
+}

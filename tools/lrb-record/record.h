@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lrb-record: records every CPU of an lrb channel into a trace directory
+ * or to lrb-receive (Documentation/tools/lrb-record.rst). Declarations
+ * shared by its files: main.c (options, setup, signals), consume.c (one
+ * thread per CPU: splice, mmap or read), snapshot.c, send.c (to
+ * lrb-receive) and report.c (progress line, summary, JSON).
+ */
+#ifndef _LRB_RECORD_H
+#define _LRB_RECORD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "tool.h"
+
+enum rec_consumer { REC_SPLICE, REC_MMAP, REC_READ };
+
+extern const char *const rec_consumer_names[3];
+
+/**
+ * struct rec_framer - finds the packets in a byte stream from a cpu file
+ * @hdr: the header of the packet being received
+ * @have: bytes of @hdr received; @hdr is complete at its full size
+ * @left: bytes of the current packet after @have header bytes still due
+ * @bad: a header was not an lrb packet header: framing was given up
+ */
+struct rec_framer {
+	struct lrb_packet_header hdr;
+	unsigned int have;
+	__u64 left;
+	bool bad;
+};
+
+/**
+ * struct rec_cpu - the recording of one CPU
+ * @r: the recording
+ * @cpu: the CPU
+ * @fd: its cpu file, O_NONBLOCK
+ * @out: the stream file or the stream's socket
+ * @info: LRB_IOC_GET_INFO
+ * @c0: counters at the start
+ * @c1: counters at the end
+ * @pos0: positions at the start
+ * @name: the stream file's name (<channel>_<cpu>)
+ * @tid: the consumer thread
+ * @bytes: bytes recorded (read by the progress line while it runs)
+ * @packets: packets recorded, likewise
+ * @fr: framing of the stream (splice and read; mmap: @fr.bad only)
+ * @have_seq: a packet was recorded; @first_seq and @last_seq are set
+ * @first_seq: packet_seq_num of the first packet recorded
+ * @last_seq: packet_seq_num of the last one
+ * @seq_gaps: packets missing between the ones recorded
+ * @discarded: events_discarded of the last packet recorded
+ * @spliced: bytes moved by splice() out of the cpu file
+ * @skipped: snapshot: packet positions that could not be taken
+ * @eof: the channel was destroyed and everything read
+ * @failed: an error stopped this CPU's recording
+ * @t_start: when it started (tool_now_ns())
+ * @t_end: when it ended
+ * @pipe: splice: cpu file -> @pipe[1], @pipe[0] -> @out
+ * @peek: splice: packet headers duplicated from @pipe by tee()
+ * @chunk: splice: bytes asked of one splice() (pipe capacity)
+ * @map: mmap: the mapping
+ * @buf: read: the buffer
+ */
+struct rec_cpu {
+	struct rec *r;
+	unsigned int cpu;
+	int fd;
+	int out;
+	struct lrb_buf_info info;
+	struct lrb_buf_counters c0;
+	struct lrb_buf_counters c1;
+	struct lrb_positions pos0;
+	char name[96];
+	pthread_t tid;
+	__u64 bytes;
+	__u64 packets;
+	struct rec_framer fr;
+	bool have_seq;
+	__u64 first_seq;
+	__u64 last_seq;
+	__u64 seq_gaps;
+	__u64 discarded;
+	__u64 spliced;
+	__u64 skipped;
+	bool eof;
+	bool failed;
+	__u64 t_start;
+	__u64 t_end;
+	int pipe[2];
+	int peek[2];
+	size_t chunk;
+	const unsigned char *map;
+	unsigned char *buf;
+};
+
+/**
+ * struct rec - a recording
+ * @chan: channel name
+ * @dir: -o DIR, NULL with --to
+ * @to: --to HOST:PORT, or NULL
+ * @consumer: --consumer
+ * @duration: --duration in seconds, 0 for none
+ * @snapshot: --snapshot
+ * @quiet: --quiet: no progress line or messages
+ * @progress: show the progress line (stderr is a terminal, not quiet)
+ * @ncpu: CPUs recorded
+ * @cpus: their recordings
+ * @metadata: the channel's metadata text
+ * @metadata_len: its length
+ * @stop: a stop was requested (written by the main thread only)
+ * @wake: a pipe that becomes readable when @stop is set
+ * @done: consumer threads finished
+ * @main_thread: the thread that waits for signals
+ * @stop_reason: why the recording stopped
+ * @t_start: start (tool_now_ns())
+ * @t_end: end
+ * @start_realtime: wall clock at the start, seconds since the epoch
+ * @net: --to: the session connection, else -1
+ * @net_peer: --to: the receiver's address, as text
+ * @net_result: --to: the receiver's final message
+ * @failed: something failed: exit status 1
+ */
+struct rec {
+	const char *chan;
+	const char *dir;
+	const char *to;
+	enum rec_consumer consumer;
+	double duration;
+	bool snapshot;
+	bool quiet;
+	bool progress;
+	unsigned int ncpu;
+	struct rec_cpu *cpus;
+	char *metadata;
+	size_t metadata_len;
+	int stop;
+	int wake[2];
+	unsigned int done;
+	pthread_t main_thread;
+	const char *stop_reason;
+	__u64 t_start;
+	__u64 t_end;
+	double start_realtime;
+	int net;
+	char net_peer[128];
+	char *net_result;
+	bool failed;
+};
+
+/* consume.c */
+int rec_consumer_setup(struct rec_cpu *c);
+void *rec_consume_thread(void *arg);
+void rec_consumer_cleanup(struct rec_cpu *c);
+/* A packet header arrived: count it and check its sequence. */
+int rec_packet_header(struct rec_cpu *c, const struct lrb_packet_header *h);
+
+/* snapshot.c */
+void rec_snapshot_cpu(struct rec_cpu *c);
+
+/* send.c */
+int rec_net_open(struct rec *r);
+int rec_net_finish(struct rec *r, const char *summary, size_t len);
+
+/* report.c */
+void rec_progress(struct rec *r, bool final);
+void rec_summary(struct rec *r, FILE *f);
+/* .lrb-record.json into a malloc'd string; NULL if out of memory. */
+char *rec_json(struct rec *r, size_t *len);
+
+#endif /* _LRB_RECORD_H */
