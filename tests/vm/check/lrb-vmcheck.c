@@ -39,6 +39,8 @@ static void print_usage(void)
 	      "        files and mappings kept across destroy (handshake: see destroyed.c)\n"
 	      "  pipe-outlive --chan NAME --sync DIR\n"
 	      "        spliced pages read from a pipe after rmmod lrb (see pipe.c)\n"
+	      "  trace --chan NAME --dir DIR [--dir DIR2...] [--stats FILE] [--snapshot [--live]]\n"
+	      "        trace directories of lrb-record/lrb-receive, verified from their files\n"
 	      "  selftest\n"
 	      "        the verifier against corrupted synthetic packets (host only)\n"
 	      "common options: --written FILE (client's counts, default "
@@ -75,6 +77,7 @@ int main(int argc, char **argv)
 		{ "destroyed", vc_cmd_destroyed, true },
 		{ "pipe-outlive", vc_cmd_pipe_outlive, true },
 		{ "selftest", vc_cmd_selftest, false },
+		{ "trace", vc_cmd_trace, true },
 	};
 	struct vc_opts o = {
 		.via = "read",
@@ -118,7 +121,11 @@ int main(int argc, char **argv)
 			{ "--cpu", offsetof(struct vc_opts, cpu) },
 		};
 
-		if (!strcmp(opt, "--final")) {
+		if (!strcmp(opt, "--live")) {
+			o.live = true;
+			continue;
+		}
+		if (!strcmp(opt, "--final") || !strcmp(opt, "--snapshot")) {
 			o.final = true;
 			continue;
 		}
@@ -135,6 +142,15 @@ int main(int argc, char **argv)
 			o.out = val;
 		} else if (!strcmp(opt, "--written")) {
 			o.written = val;
+		} else if (!strcmp(opt, "--dir")) {
+			if (o.ndirs == VC_TRACE_DIRS) {
+				fprintf(stderr, "lrb-vmcheck: at most %d --dir\n",
+					VC_TRACE_DIRS);
+				return 2;
+			}
+			o.dirs[o.ndirs++] = val;
+		} else if (!strcmp(opt, "--stats")) {
+			o.stats = val;
 		} else if (!strcmp(opt, "--sync")) {
 			o.sync = val;
 		} else {

@@ -312,7 +312,12 @@ int vc_verify_file(struct vc_stream *s, const char *path);
  * @interval_ms: snapshot: pause between them
  * @final: snapshot: writers are stopped; flush and expect everything
  * @cpu: watermark: the CPU whose file is used
+ * @dirs: trace: the trace directories, in recording order
+ * @ndirs: their number
+ * @stats: trace: a copy of the stats file taken after ctl "stop"
+ * @live: trace: a snapshot taken while the writers ran: no accounting
  */
+#define VC_TRACE_DIRS 4
 struct vc_opts {
 	const char *chan;
 	const char *via;
@@ -327,6 +332,10 @@ struct vc_opts {
 	unsigned int interval_ms;
 	bool final;
 	unsigned int cpu;
+	const char *dirs[VC_TRACE_DIRS];
+	unsigned int ndirs;
+	const char *stats;
+	bool live;
 };
 
 int vc_cmd_consume(const struct vc_opts *o);
@@ -337,6 +346,7 @@ int vc_cmd_badinput(const struct vc_opts *o);
 int vc_cmd_destroyed(const struct vc_opts *o);
 int vc_cmd_pipe_outlive(const struct vc_opts *o);
 int vc_cmd_selftest(const struct vc_opts *o);
+int vc_cmd_trace(const struct vc_opts *o);
 int vc_consume_selftest(const char *via, const char *dir, int fd,
 			struct vc_stream *st, long long *spliced);
 

@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of the scenarios' host sides (<scenario>.host.sh, bash, run by
+# tests/vm/run.sh after the guest with EXPORT=build/vmtest/export/<name>):
+# read the exported trace with babeltrace2 and lrb-dump and compare the
+# counts. Ends with host_finish, which prints the line the host counts:
+#   vmtest <scenario>/host: N passed, M failed
+
+HOST_SCEN=$(basename "$0" .host.sh)
+HOST_PASS=0
+HOST_FAIL=0
+
+hcheck() {
+	local what=$1
+	shift
+	if "$@"; then
+		HOST_PASS=$((HOST_PASS + 1))
+	else
+		HOST_FAIL=$((HOST_FAIL + 1))
+		echo "FAIL $HOST_SCEN/host: $what"
+	fi
+}
+
+host_finish() {
+	echo "vmtest $HOST_SCEN/host: $HOST_PASS passed, $HOST_FAIL failed"
+	exit 0
+}
+
+# bt2_read TRACE: babeltrace2 reads TRACE; sets BT_EVENTS (events),
+# BT_DISCARDED (discarded events it reported) and BT_LOST_PACKETS, and
+# writes the events per name to $EXPORT/bt2-names.txt ("name count").
+bt2_read() {
+	local err=$EXPORT/babeltrace2.err rc
+	babeltrace2 "$1" 2>"$err" |
+		awk '{ sub(/:$/, "", $3); n[$3]++ } END { for (e in n) print e, n[e] }' |
+		sort >"$EXPORT/bt2-names.txt"
+	rc=${PIPESTATUS[0]}
+	hcheck "babeltrace2 reads $1 (exit $rc; $err)" test "$rc" -eq 0
+	BT_EVENTS=$(awk '{ s += $2 } END { print s + 0 }' "$EXPORT/bt2-names.txt")
+	# "discarded 1 event", "discarded 2 events"
+	BT_DISCARDED=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) events\{0,1\} .*/\1/p' "$err" |
+		       awk '{ s += $1 } END { print s + 0 }')
+	BT_LOST_PACKETS=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) packets\{0,1\} .*/\1/p' "$err" |
+			  awk '{ s += $1 } END { print s + 0 }')
+}
+
+# dump_read TRACE: lrb-dump decodes TRACE as well; sets DUMP_EVENTS.
+dump_read() {
+	local dump=$LRB_ROOT/build/tools/lrb-dump rc
+	if [ ! -x "$dump" ]; then
+		make -s -C "$LRB_ROOT" tools >/dev/null 2>&1
+	fi
+	"$dump" "$1" >"$EXPORT/lrb-dump.txt" 2>"$EXPORT/lrb-dump.err"
+	rc=$?
+	hcheck "lrb-dump decodes $1 (exit $rc; $EXPORT/lrb-dump.err)" test "$rc" -eq 0
+	# its summary: "lrb-dump: TRACE: F stream files, N events, ..."
+	DUMP_EVENTS=$(sed -n 's/.* stream files\{0,1\}, \([0-9]*\) events.*/\1/p' \
+		      "$EXPORT/lrb-dump.err" | tail -n 1)
+	DUMP_EVENTS=${DUMP_EVENTS:-0}
+}
+
+# written_sum KEY: the sum of KEY=<n> over the CPU lines of the sample's
+# written file.
+written_sum() {
+	awk -v k="$1=" '/^cpu/ { for (i = 2; i <= NF; i++)
+		if (index($i, k) == 1) s += substr($i, length(k) + 1) }
+		END { print s + 0 }' "$EXPORT/written"
+}
+
+# record_sum KEY: the sum over CPUs of lrb-record's counters_end.KEY (the
+# buffers' counters when it finished), from the trace's .lrb-record.json.
+record_sum() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(c["counters_end"][sys.argv[2]] for c in d["cpus"]))' \
+		"$EXPORT/trace/.lrb-record.json" "$1"
+}
+
+# check_driver_trace: the driver sample's trace holds every attempt that
+# was not lost, and babeltrace2 reports the losses exactly.
+check_driver_trace() {
+	local attempts lost
+	bt2_read "$EXPORT/trace"
+	attempts=$(written_sum attempts)
+	lost=$(written_sum lost)
+	hcheck "records were written ($attempts attempts)" test "$attempts" -gt 0
+	hcheck "babeltrace2's events ($BT_EVENTS) = attempts ($attempts) - lost ($lost)" \
+		test "$BT_EVENTS" -eq $((attempts - lost))
+	hcheck "babeltrace2's discarded events ($BT_DISCARDED) = lost ($lost)" \
+		test "$BT_DISCARDED" -eq "$lost"
+	hcheck "no packet lost ($BT_LOST_PACKETS)" test "$BT_LOST_PACKETS" -eq 0
+	dump_read "$EXPORT/trace"
+	hcheck "lrb-dump's events ($DUMP_EVENTS) = babeltrace2's ($BT_EVENTS)" \
+		test "$DUMP_EVENTS" -eq "$BT_EVENTS"
+}
