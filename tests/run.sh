@@ -98,6 +98,8 @@ else
 fi
 if [ "${LRB_VM:-1}" != 0 ]; then
 	run --live "vmtest (qemu, 4 CPUs)" tests/vm/run.sh
+	# the README's first command, shorter
+	run --live "make demo (qemu, 3 s)" env DEMO_SECONDS=3 scripts/demo.sh
 else
 	printf '%-34s %s\n' "vmtest" "not run (LRB_VM=0)"
 fi
