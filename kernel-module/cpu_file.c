@@ -59,7 +59,7 @@ static int lrb_kb_take(struct lrb_kbuf *kb)
 	if (ret == -EAGAIN && fin &&
 	    lrb_buf_lost(kb->buf) != kb->last_discarded) {
 		/* drained, but the last losses are in no packet yet */
-		lrb_buf_flush_final(kb->buf);
+		lrb_buf_flush_final(kb->buf, kb->last_ts_end);
 		ret = lrb_get_next_subbuf(kb->buf, &kb->sb);
 	}
 	if (ret == -EAGAIN && fin)
@@ -67,6 +67,7 @@ static int lrb_kb_take(struct lrb_kbuf *kb)
 	if (!ret) {
 		ph = kb->sb.pages[0];
 		kb->last_discarded = ph->events_discarded;
+		kb->last_ts_end = max(kb->last_ts_end, ph->timestamp_end);
 	}
 	return ret;
 }

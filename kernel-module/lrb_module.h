@@ -42,6 +42,7 @@ struct lrb_kdev {
  * @cursor: read() and splice() progress in @sb
  * @watermark: complete packets poll() waits for
  * @last_discarded: events_discarded of the last packet taken
+ * @last_ts_end: latest timestamp_end of the packets taken
  * @mapping: address space of the open file, whose mappings show @sb
  * @map_lock: orders page faults against the release of @sb
  * @map_slot: slot of pages a fault may map, if @map_valid
@@ -65,6 +66,7 @@ struct lrb_kbuf {
 	unsigned long cursor;
 	u32 watermark;
 	u64 last_discarded;
+	u64 last_ts_end;
 
 	struct address_space *mapping;
 	struct mutex map_lock;	/* @map_slot, @map_valid; faults */

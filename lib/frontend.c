@@ -413,23 +413,29 @@ static void lrb_switch_packet(void *arg)
 	lrb_close_packet(buf, old, tsc, discarded);
 }
 
+struct lrb_final {
+	struct lrb_buf *buf;
+	u64 tsc;
+};
+
 /*
  * Close the packet being filled even if it holds no record, and open one
  * to close if none is open, so that the records lost since the last
  * packet closed are counted in a packet header. Only for a buffer no
- * writer uses any more: it is stamped with the last record's time, and
- * the client's clock is not called (its module may be gone).
+ * writer uses any more; the client's clock is not called (its module may
+ * be gone).
  */
 static void lrb_close_final(void *arg)
 {
-	struct lrb_buf *buf = arg;
+	struct lrb_final *f = arg;
+	struct lrb_buf *buf = f->buf;
 	const struct lrb_chan *chan = buf->chan;
 	bool per_cpu = lrb_chan_per_cpu(chan);
 	unsigned long offset = lrb_v_read(per_cpu, &buf->offset);
 	unsigned long gen = offset & LRB_OFFSET_GEN_MASK;
 	unsigned long old = lrb_write_pos(offset);
 	unsigned long start = lrb_align(old);
-	u64 tsc = lrb_v_read(per_cpu, &buf->last_tsc);
+	u64 tsc = f->tsc;
 
 	if (!lrb_subbuf_offset(chan, start)) {
 		/* the reader must have made room */
@@ -447,6 +453,8 @@ static void lrb_close_final(void *arg)
 /**
  * lrb_buf_flush_final() - close a last packet carrying every loss
  * @buf: a buffer no writer will write again (its channel is finalised)
+ * @tsc: its time stamp: at least the timestamp_end of the packets read,
+ *	so that timestamps never go back in the stream
  *
  * Records lost while no packet could be opened (a full ring) show in no
  * packet header. For a reader that has drained the buffer and found the
@@ -456,9 +464,11 @@ static void lrb_close_final(void *arg)
  * The client's clock is not read, but its packet_begin and packet_end
  * callbacks, if any, are called.
  */
-void lrb_buf_flush_final(struct lrb_buf *buf)
+void lrb_buf_flush_final(struct lrb_buf *buf, u64 tsc)
 {
-	lrb_port_on_cpu(buf, lrb_close_final, buf);
+	struct lrb_final f = { .buf = buf, .tsc = tsc };
+
+	lrb_port_on_cpu(buf, lrb_close_final, &f);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_flush_final);
 

@@ -93,7 +93,7 @@ struct lrb_buf *lrb_channel_buf(struct lrb_chan *chan, unsigned int i);
 
 void lrb_buf_flush(struct lrb_buf *buf);
 void lrb_buf_flush_local(struct lrb_buf *buf);
-void lrb_buf_flush_final(struct lrb_buf *buf);
+void lrb_buf_flush_final(struct lrb_buf *buf, u64 tsc);
 void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats);
 unsigned long lrb_buf_lost(struct lrb_buf *buf);
 

@@ -995,7 +995,7 @@ static void test_flush_final(void)
 	struct lrb_subbuf sb;
 	struct lrb_buf *buf;
 	unsigned long lost;
-	u64 last = 0;
+	u64 last = 0, last_end = 0;
 	int i;
 
 	chan = setup_chan(&cfg_dgc, SB4K, 2, SETUP_READER, &buf);
@@ -1012,15 +1012,18 @@ static void test_flush_final(void)
 	while (!lrb_get_next_subbuf(buf, &sb)) {
 		lrb_subbuf_copy(chan, &sb, 0, &h, sizeof(h));
 		last = h.events_discarded;
+		last_end = h.timestamp_end;
 		lrb_put_subbuf(buf, &sb);
 	}
 	CHECK(last < lost);
-	lrb_buf_flush_final(buf);
+	lrb_buf_flush_final(buf, last_end + 5);
 	REQUIRE_EQ(lrb_get_next_subbuf(buf, &sb), 0);
 	CHECK_EQ(sb.content_size, LRB_PACKET_HEADER_SIZE);
 	lrb_subbuf_copy(chan, &sb, 0, &h, sizeof(h));
 	CHECK_EQ(h.events_discarded, lost);
 	CHECK_EQ(h.magic, LRB_PACKET_MAGIC);
+	CHECK_EQ(h.timestamp_begin, last_end + 5);
+	CHECK_EQ(h.timestamp_end, last_end + 5);
 	lrb_put_subbuf(buf, &sb);
 	CHECK_EQ(lrb_get_next_subbuf(buf, &sb), -EAGAIN);
 	teardown_chan(chan, buf);
