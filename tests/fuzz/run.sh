@@ -21,6 +21,12 @@ if [ $# -ne 1 ] || { [ "$1" != --corpus ] && ! [[ $1 =~ ^[0-9]+$ ]]; }; then
 	exit 2
 fi
 mkdir -p "$B/corpus" "$B/artifacts"
+# one run at a time: they share the binary, the corpus and the log
+exec 9>"$B/.lock"
+if ! flock -n 9; then
+	say "another run.sh is using $B: waiting for it to finish"
+	flock 9
+fi
 
 if [ "$1" = --corpus ]; then
 	make -s build/rel/liblrb.a

@@ -87,6 +87,40 @@ struct tsdl {
 	jmp_buf fail;
 };
 
+/* Stream and event blocks as parsed (tsdl.c), before the checks. */
+struct tsdl_stream {
+	bool have_id;
+	unsigned long long id;
+	const struct dump_type *event_header;
+	const struct dump_type *packet_context;
+	unsigned int line;
+};
+
+struct tsdl_event {
+	const char *name;
+	bool have_id;
+	unsigned long long id;
+	bool have_stream;
+	unsigned long long stream_id;
+	const struct dump_type *fields;
+	unsigned int line;
+};
+
+struct tsdl_blocks {
+	bool have_trace;
+	unsigned int trace_line;
+	const struct dump_type *packet_header;
+	struct tsdl_stream streams[DUMP_MAX_STREAMS];
+	unsigned int nr_streams;
+	struct tsdl_event *events;
+	unsigned long nr_events;
+	unsigned long cap_events;
+	unsigned long long budget;	/* steps left for the event checks */
+};
+
+/* Check the blocks of @b and fill @m (tsdl_check.c). */
+void tsdl_build(struct tsdl *p, struct tsdl_blocks *b, struct dump_meta *m);
+
 /* Report an error at @line and unwind to dump_meta_parse(). */
 void tsdl_fail(struct tsdl *p, unsigned int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
@@ -107,19 +141,22 @@ const char *tsdl_expect_ident(struct tsdl *p, const char *what);
 const char *tsdl_tok_desc(struct tsdl *p, char *buf, size_t len);
 
 /*
- * Types. tsdl_type_spec() parses a type specifier starting at p->cur
- * (a keyword, or alias words when @alias_words); on return p->cur is the
+ * Types. tsdl_type_spec() parses a type specifier starting at p->cur (a
+ * keyword, or the words of a typealias name); on return p->cur is the
  * token after it.
  */
 const struct dump_type *tsdl_type_spec(struct tsdl *p);
-/* A declaration "name[dim]..." after a type: wraps @type in the arrays. */
+/* The "[dim]..." after a field name: wraps @type in the arrays. */
 const struct dump_type *tsdl_declarator(struct tsdl *p,
-					const struct dump_type *type,
-					const char **name);
+					const struct dump_type *type);
 void tsdl_alias_add(struct tsdl *p, const char *name,
 		    const struct dump_type *type, unsigned int line);
 const struct dump_type *tsdl_alias_find(struct tsdl *p, const char *name);
-/* The words of an alias name up to (not including) a token that is not an identifier. */
+/*
+ * The words of a typealias name ("unsigned long"), up to the first token
+ * that is not an identifier; with @keep_last, the last word is a field
+ * name, returned in *@last.
+ */
 const char *tsdl_alias_words(struct tsdl *p, bool keep_last, const char **last);
 
 #endif /* _LRB_DUMP_TSDL_H */

@@ -520,7 +520,7 @@ static void parse_members(struct tsdl *p, struct dump_type *t)
 
 			if (!name)
 				name = tsdl_expect_ident(p, "a field name");
-			ft = tsdl_declarator(p, base, &name);
+			ft = tsdl_declarator(p, base);
 			for (i = 0; i < n; i++)
 				if (!strcmp(f[i].name, name))
 					tsdl_fail(p, line, "field '%.60s' declared twice",
@@ -678,8 +678,7 @@ static const struct dump_type *dimension(struct tsdl *p,
 }
 
 const struct dump_type *tsdl_declarator(struct tsdl *p,
-					const struct dump_type *type,
-					const char **name)
+					const struct dump_type *type)
 {
 	struct tok dims[8];
 	unsigned int n = 0;
@@ -704,6 +703,5 @@ const struct dump_type *tsdl_declarator(struct tsdl *p,
 	/* name[a][b]: an array of a arrays of b */
 	while (n)
 		type = dimension(p, type, &dims[--n]);
-	(void)name;
 	return type;
 }
