@@ -20,8 +20,10 @@ STRESS_SECONDS=${STRESS_SECONDS:-10}
 SAN_SECONDS=${SAN_SECONDS:-3}
 passed=0
 failed=0
+failed_names=()
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
+rm -rf "$B/failed"
 
 # run [--live] NAME COMMAND...: run COMMAND, its output kept aside, and
 # print one line for it. --live, for commands that take minutes, also shows
@@ -61,6 +63,10 @@ run() {
 	else
 		echo "FAILED (exit $rc, $p passed, $f failed); last lines:"
 		tail -n 30 "$out" | sed 's/^/    /'
+		failed_names+=("$name")
+		# Keep the whole output: a CI log may show only its tail.
+		mkdir -p "$B/failed"
+		cp "$out" "$B/failed/${name//[^A-Za-z0-9_.-]/_}.log"
 	fi
 }
 
@@ -105,5 +111,13 @@ else
 fi
 
 echo
+if [ ${#failed_names[@]} -gt 0 ]; then
+	# Again at the end, where a truncated CI log still shows it.
+	echo "failed: ${failed_names[*]}; their whole output is in $B/failed/"
+	for name in "${failed_names[@]}"; do
+		echo "--- $name, last lines:"
+		tail -n 12 "$B/failed/${name//[^A-Za-z0-9_.-]/_}.log" | sed 's/^/    /'
+	done
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
