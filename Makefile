@@ -10,7 +10,11 @@
 #   make tools      lrb-record, lrb-receive, lrb-dump, lrb-stats
 #   make fuzz       lrb-dump under libFuzzer (FUZZ_SECONDS, default 600)
 #   make check      set up, build and run every test
-#   make bench      user-space fast-path micro-benchmark
+#   make bench      lrb beside ftrace's ring buffer and LTTng-UST, kernel
+#                   and user space: a table, Documentation/benchmarks.rst
+#   make icount     the fast path's instructions per record under callgrind,
+#                   against tests/bench/icount/reference (ICOUNT_ARGS=
+#                   --annotate: where they go; --update: new reference)
 #   make module     lrb.ko against linux-headers-6.12 (KDIR= for another)
 #   make kunit      KUnit suites in a UML kernel (ARCH=x86_64: qemu, 4 CPUs)
 #   make kunit-debug  KUnit under KASAN + lockdep (UML, x86_64) and KCSAN
@@ -45,7 +49,7 @@ CFLAGS_tsan := -O1 -fsanitize=thread
 
 .PHONY: all lib tools tools-static setup demo demo-user check test-user fuzz \
 	module \
-	module-clean bench \
+	module-clean bench icount \
 	kunit kunit-debug vmtest install clean
 all: lib
 
@@ -114,9 +118,13 @@ demo-user: setup
 	@$(MAKE) --no-print-directory $(BUILD)/rel/demo
 	$(BUILD)/rel/demo $(DEMO_ARGS)
 
+# Every benchmark, one table, Documentation/benchmarks.rst and its plots
+# (scripts/bench.sh); BENCH_PARTS="user icount ..." runs some parts only.
 bench: setup
-	@$(MAKE) --no-print-directory $(BUILD)/rel/bench-fastpath
-	$(BUILD)/rel/bench-fastpath
+	@scripts/bench.sh $(BENCH_PARTS)
+
+icount: setup
+	@tests/bench/icount/check.sh $(ICOUNT_ARGS)
 
 test-user: $(foreach v,rel asan,$(addprefix $(BUILD)/$(v)/tests/,$(USER_TESTS))) \
 	   $(BUILD)/tsan/tests/stress

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build a kernel with lrb and its KUnit suites built in, boot it and report.
 #
-#   scripts/kunit.sh [--arch uml|x86_64] [--debug] [--kcsan] [SUITE_GLOB]
+#   scripts/kunit.sh [--arch uml|x86_64] [--debug|--kcsan|--bench] [SUITE_GLOB]
 #
 #   --arch uml      User-Mode Linux, runs natively (default; one CPU)
 #   --arch x86_64   runs under qemu with TCG and 4 CPUs (-smp 4)
@@ -10,6 +10,8 @@
 #                   DEBUG_ATOMIC_SLEEP, DEBUG_PREEMPT
 #   --kcsan         add tests/kunit/kcsan.kunitconfig: KCSAN, with the
 #                   debug checks but without KASAN (x86_64 only)
+#   --bench         add tests/kunit/bench.kunitconfig: ftrace's ring buffer
+#                   and the lrb_bench suite, which alone runs (make bench)
 #   SUITE_GLOB      run only these suites/cases, e.g. 'lrb_api*'
 #
 # The kernel is Debian's linux-source-6.12 (scripts/kernel-tree.sh). The
@@ -43,10 +45,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 arch=uml
 debug=
 kcsan=
+bench=
 filter=
 
 usage() {
-	sed -n '3,14s/^# \{0,1\}//p' "$0"
+	sed -n '3,16s/^# \{0,1\}//p' "$0"
 }
 
 say() { echo "lrb kunit: $*" >&2; }
@@ -61,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--arch=*) arch=${1#--arch=}; shift ;;
 	--debug) debug=1; shift ;;
 	--kcsan) kcsan=1; shift ;;
+	--bench) bench=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	-*) say "unknown option '$1'"; usage >&2; exit 2 ;;
 	*)
@@ -85,6 +89,14 @@ if [ -n "$kcsan" ]; then
 		exit 2
 	fi
 	variant=-kcsan
+fi
+if [ -n "$bench" ]; then
+	if [ -n "$variant" ]; then
+		say "--bench measures a kernel without debug options: drop --debug/--kcsan"
+		exit 2
+	fi
+	variant=-bench
+	filter=${filter:-lrb_bench}
 fi
 name=$arch$variant
 timeout=${LRB_KUNIT_TIMEOUT:-900}
@@ -117,9 +129,11 @@ version=${tree##*/linux-source-}
 # The composed kunitconfig: the base, then the fragments of the variant.
 frag=$root/tests/kunit
 config=$(
-	echo "# scripts/kunit.sh --arch $arch${debug:+ --debug}${kcsan:+ --kcsan}"
+	echo "# scripts/kunit.sh --arch $arch${debug:+ --debug}${kcsan:+ --kcsan}${bench:+ --bench}"
 	cat "$frag/.kunitconfig"
-	if [ -n "$kcsan" ]; then
+	if [ -n "$bench" ]; then
+		cat "$frag/bench.kunitconfig"
+	elif [ -n "$kcsan" ]; then
 		grep -v '^CONFIG_KASAN' "$frag/debug.kunitconfig"
 		cat "$frag/kcsan.kunitconfig"
 	elif [ -n "$debug" ]; then
@@ -162,6 +176,7 @@ if [ "$arch" = x86_64 ]; then
 fi
 [ -z "$debug" ] || desc+=", KASAN + lockdep"
 [ -z "$kcsan" ] || desc+=", KCSAN + lockdep"
+[ -z "$bench" ] || desc+=", beside ftrace's ring buffer"
 [ -z "$filter" ] || cmd+=("$filter")
 
 say "kunit $name: building linux-source $version for $desc ($how)"

@@ -3,13 +3,26 @@
 # Install what lrb needs to build and test, idempotently, from Debian's
 # archive: the compiler, liburcu, and the newest 6.12 kernel headers apt
 # offers. Runs as root (or through sudo when it is available).
+#
+#   scripts/setup.sh [--bench]
+#
+# --bench also installs what make bench measures lrb against:
+# LTTng-UST and its session daemon.
 set -euo pipefail
 
+bench=
+case ${1:-} in
+"") ;;
+--bench) bench=1 ;;
+*) echo "lrb setup: unknown option '$1' (usage: scripts/setup.sh [--bench])" >&2; exit 2 ;;
+esac
+
 # babeltrace2 reads the CTF traces of the tests and make demo, which plots
-# with gnuplot; clang and its runtime fuzz lrb-dump (tests/fuzz).
+# with gnuplot; clang and its runtime fuzz lrb-dump (tests/fuzz); valgrind
+# counts the fast path's instructions (tests/bench/icount).
 packages=(build-essential pkg-config liburcu-dev linux-libc-dev sparse rsync
 	  linux-source-6.12 xz-utils babeltrace2 gnuplot-nox clang
-	  libclang-rt-14-dev)
+	  libclang-rt-14-dev valgrind)
 # KUnit (scripts/kunit.sh): a kernel build from linux-source-6.12, kunit.py,
 # and qemu for the x86_64 runs (qboot.rom comes with qemu-system-data).
 # Installed without Recommends: qemu would otherwise pull in a desktop.
@@ -19,6 +32,9 @@ kunit_packages=(python3 flex bison bc libelf-dev libssl-dev
 # replaces the host's dynamically linked busybox, same applets) and cpio,
 # booted under the same qemu.
 kunit_packages+=(busybox-static cpio)
+# make bench (scripts/bench.sh): LTTng-UST's tracepoint library and
+# headers, lttng-sessiond and the lttng client.
+bench_packages=(lttng-tools liblttng-ust-dev)
 
 say() { echo "lrb setup: $*" >&2; }
 
@@ -63,12 +79,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 missing=()
-for p in "${kunit_packages[@]}"; do
+extra=("${kunit_packages[@]}")
+[ -z "$bench" ] || extra+=("${bench_packages[@]}")
+for p in "${extra[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	apt_update_once
-	say "installing ${missing[*]} (for KUnit and the VM tests)"
+	say "installing ${missing[*]} (for KUnit, the VM tests${bench:+ and make bench})"
 	as_root env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
