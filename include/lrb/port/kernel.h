@@ -111,15 +111,21 @@ static __always_inline unsigned int lrb_port_cpu(void)
 
 DECLARE_PER_CPU(int, lrb_nesting);
 
-/* Depth of lrb writers on this CPU, counting the caller. */
+/*
+ * Depth of lrb writers on this CPU, counting the caller. Preemption is off
+ * and every interrupt that nests gives back what it took before it
+ * returns, so the raw (interruptible) read-modify-write is exact: it spares
+ * the interrupt masking of this_cpu ops on architectures without a
+ * one-instruction form of them (UML among them).
+ */
 static __always_inline int lrb_port_nesting_inc(void)
 {
-	return this_cpu_inc_return(lrb_nesting);
+	return raw_cpu_inc_return(lrb_nesting);
 }
 
 static __always_inline void lrb_port_nesting_dec(void)
 {
-	this_cpu_dec(lrb_nesting);
+	raw_cpu_dec(lrb_nesting);
 }
 
 /**
