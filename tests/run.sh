@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run the lrb test suite: user-space unit and stress tests (release, ASan +
-# UBSan, TSan), the kernel build of the core, the style checks, and the
-# KUnit suites in a UML kernel and in an x86_64 kernel under qemu with 4
+# UBSan, TSan), the fast path's instruction counts under callgrind
+# (tests/bench/icount), the kernel build of the core, the style checks, and
+# the KUnit suites in a UML kernel and in an x86_64 kernel under qemu with 4
 # CPUs. Every program ends with "N passed, M failed"; this sums them and
 # ends the same way. Exit status is non-zero if anything failed.
 #
@@ -94,6 +95,7 @@ run "vmcheck self-test (host)" make -s -C tests/vm/check O="$PWD/$B" selftest
 run "lrb-record, lrb-receive (host)" tests/tools/test-record.sh
 run "lrb-dump, lrb-stats (host, ASan)" tests/tools/test-dump.sh
 run "fuzz lrb-dump ${FUZZ_SECONDS:-60}s (libFuzzer)" tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
+run "icount (callgrind)" tests/bench/icount/check.sh
 run "kernel build (W=1, no warnings)" tests/kernel-build.sh
 run "style (checkpatch, sparse)" tests/style.sh
 if [ "${LRB_KUNIT:-1}" != 0 ]; then
