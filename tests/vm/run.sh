@@ -49,13 +49,15 @@
 #   LRB_VM_TOOLS              the tools to build for the guest (default all)
 #   LRB_VM_CPUS, LRB_VM_MEM   qemu -smp and -m (default 4 and 1024)
 #   LRB_VM_APPEND             more kernel command line
+#   LRB_VM_OUT                output directory (default build/vmtest; the
+#                             paths above are under it)
 set -euo pipefail
 
 # Called from make: keep make's flags away from the kernel builds.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$root/build/vmtest
+out=${LRB_VM_OUT:-$root/build/vmtest}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/lrb/vm
 scen_dir=${LRB_VM_SCENARIOS_DIR:-$root/tests/vm/scenarios}
 vm_timeout=${LRB_VM_TIMEOUT:-1200}
