@@ -84,8 +84,18 @@ setup:
 # Programs linked against the release library.
 $(BUILD)/rel/%: samples/user/%.c $(BUILD)/rel/liblrb.a $(HEADERS)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS_rel) $< $(BUILD)/rel/liblrb.a $(LIBS) -o $@
-$(BUILD)/rel/bench-%: tests/bench/%.c $(BUILD)/rel/liblrb.a $(HEADERS)
+# The instruction-count driver of tests/bench/icount (make check, make
+# icount), with the release flags the reference was taken with.
+$(BUILD)/rel/bench-icount: tests/bench/icount/icount.c $(BUILD)/rel/liblrb.a $(HEADERS)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS_rel) $< $(BUILD)/rel/liblrb.a $(LIBS) -o $@
+
+# make bench's user-space part (tests/bench/user/run.sh): liblrb beside
+# LTTng-UST, whose tracepoint provider (tp.c) is linked in.
+BENCH_USER_SRCS := $(wildcard tests/bench/user/*.c)
+$(BUILD)/rel/bench-user: $(BENCH_USER_SRCS) $(wildcard tests/bench/user/*.h) \
+			 $(BUILD)/rel/liblrb.a $(HEADERS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_rel) -Itests/bench/user $(BENCH_USER_SRCS) \
+		$(BUILD)/rel/liblrb.a $(LIBS) -llttng-ust -ldl -o $@
 
 # Tools (tools/<name>/*.c plus tools/common/*.c, on the uapi header and the
 # record decoder): build/tools/<name>, and static copies for the VM in

@@ -33,8 +33,9 @@ kunit_packages=(python3 flex bison bc libelf-dev libssl-dev
 # booted under the same qemu.
 kunit_packages+=(busybox-static cpio)
 # make bench (scripts/bench.sh): LTTng-UST's tracepoint library and
-# headers, lttng-sessiond and the lttng client.
-bench_packages=(lttng-tools liblttng-ust-dev)
+# headers, lttng-sessiond and the lttng client; procps (ps, pgrep), with
+# which tests/bench/user/run.sh makes sure the daemons it started are gone.
+bench_packages=(lttng-tools liblttng-ust-dev procps)
 
 say() { echo "lrb setup: $*" >&2; }
 

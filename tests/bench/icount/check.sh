@@ -24,7 +24,7 @@ cd "$(dirname "$0")/../../.."
 here=tests/bench/icount
 ref=$here/reference
 out=build/bench/icount
-prog=build/rel/bench-icount/icount
+prog=build/rel/bench-icount
 limit=10
 annotated=overwrite_16
 top=25
@@ -46,9 +46,8 @@ if ! command -v valgrind >/dev/null; then
 	exit 1
 fi
 
-# The Makefile's rule for build/rel/bench-% builds tests/bench/icount/icount.c
-# with the release flags; only the directory must exist.
-mkdir -p "$(dirname "$prog")" "$out"
+# The Makefile builds icount.c with the release flags.
+mkdir -p "$out"
 if ! make --no-print-directory -s "$prog"; then
 	echo "icount: building $prog failed (compiler output above); scripts/setup.sh installs the compiler and liburcu" >&2
 	exit 1

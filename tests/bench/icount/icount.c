@@ -17,7 +17,7 @@
  * tests/bench/icount/check.sh, which divides each dump's Ir by records.
  *
  *   valgrind --tool=callgrind --collect-atstart=no \
- *	build/rel/bench-icount/icount [--records N]
+ *	build/rel/bench-icount [--records N]
  */
 #include <getopt.h>
 #include <sched.h>
