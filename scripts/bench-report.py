@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """The table and the document of make bench (scripts/bench.sh).
 
-    bench-report.py RESULTS.tsv [--command CMD] [--doc RST --images DIR]
+    bench-report.py RESULTS.tsv [--command CMD]
+                    [--doc RST --images DIR [--analysis TEXT.inc]]
 
 RESULTS.tsv holds the "BENCH<tab>section<tab>key<tab>value<tab>unit<tab>
 label" lines of every part. Prints one table, each figure with its label,
 then the brief's goals, met or missed. With --doc, writes the
 reStructuredText document (what each part measures, the machine, the
-command, the figures, the goals) and its PNG plots (gnuplot) into DIR.
+command, the figures, the goals), then the hand-written TEXT.inc, and
+its PNG plots (gnuplot) into DIR.
 """
 import argparse
 import datetime
@@ -160,7 +162,7 @@ def machine():
 
 def gnuplot(script, png):
     with tempfile.NamedTemporaryFile("w", suffix=".gp", delete=False) as f:
-        f.write('set terminal pngcairo size 900,520 font "sans,11"\n'
+        f.write('set terminal pngcairo noenhanced size 900,520 font "sans,11"\n'
                 'set output "%s"\nset grid ytics\nset key top left\n' % png)
         f.write(script)
         name = f.name
@@ -201,18 +203,16 @@ def plot_payload(rows, png):
                    "plot %s\n" % ("\n".join(data), ", ".join(plots)), png)
 
 
-def plot_bars(rows, section, keys, title, ylabel, png):
-    """A bar per key present in @section."""
-    byk = {k: (v, label) for s, k, v, _, label in rows if s == section}
-    sel = [(k, byk[k]) for k in keys if k in byk]
+def plot_bars(rows, section, bars, title, ylabel, png):
+    """A bar per (key, name) of @bars whose key is in @section."""
+    byk = {k: v for s, k, v, _, _ in rows if s == section}
+    sel = [(name, byk[k]) for k, name in bars if k in byk]
     if not sel:
         return False
-    data = "\n".join('"%s" %.3f' % (lab.replace('"', "'").split(",")[0]
-                                     + (", " + lab.split(",")[1].strip() if "," in lab else ""),
-                                     v) for k, (v, lab) in sel)
+    data = "\n".join('"%s" %.3f' % (name, v) for name, v in sel)
     return gnuplot("$d << EOD\n%s\nEOD\n"
                    'set title "%s"\nset ylabel "%s"\nset style fill solid 0.8\n'
-                   "set boxwidth 0.6\nset yrange [0:*]\nset xtics rotate by -25\n"
+                   "set boxwidth 0.6\nset yrange [0:*]\nset xtics rotate by -20\n"
                    "unset key\n"
                    'plot $d using 0:2:xtic(1) with boxes lc rgb "#2166ac", '
                    "'' using 0:2:(sprintf(\"%%.1f\", $2)) with labels offset 0,0.8\n"
@@ -229,7 +229,7 @@ def rst_table(header, body):
     return "\n".join(lines)
 
 
-def write_doc(rows, path, images, command):
+def write_doc(rows, path, images, command, analysis):
     os.makedirs(images, exist_ok=True)
     rel = os.path.relpath(images, os.path.dirname(path))
     pngs = []
@@ -237,19 +237,30 @@ def write_doc(rows, path, images, command):
         pngs.append(("kernel-uml", "bench-kernel-payload.png",
                      "Cost per record by payload size, in the kernel (UML)"))
     if plot_bars(rows, "user",
-                 ["floor_ns", "lrb_1t_ns", "lrb_2t_ns", "lrb_discard_ns",
-                  "lttng_1t_ns", "lttng_2t_ns"],
-                 "User space: cost per record, 16-byte payload", "ns per record",
-                 os.path.join(images, "bench-user.png")):
+                 [("floor_ns", "floor"), ("lrb_1t_ns", "liblrb"),
+                  ("lrb_2t_ns", "liblrb, 2 threads"),
+                  ("lrb_discard_ns", "liblrb discard"),
+                  ("lrb_mono_ns", "liblrb, CLOCK_MONOTONIC"),
+                  ("lttng_1t_ns", "LTTng-UST"),
+                  ("lttng_2t_ns", "LTTng-UST, 2 threads")],
+                 "User space: cost per record and thread, 16-byte payload",
+                 "ns per record", os.path.join(images, "bench-user.png")):
         pngs.append(("user", "bench-user.png", "User space: cost per record"))
-    consumer_keys = [k for s, k, _, u, _ in rows
-                     if s == "consumer-vm" and u.lower().startswith("mb/s")
-                     and "cpu" not in k]
-    if plot_bars(rows, "consumer-vm", consumer_keys,
-                 "Consumers in the VM: MB/s drained per CPU", "MB/s",
-                 os.path.join(images, "bench-consumer.png")):
+    consumer = [("%s_%s_mbps" % (c, d), "%s, %s" % (c, dn))
+                for d, dn in (("null", "/dev/null"), ("tmpfs", "tmpfs file"))
+                for c in ("splice", "mmap", "read")]
+    if plot_bars(rows, "consumer-vm", consumer,
+                 "Consumers in the VM: MB/s drained per CPU (mean of the vCPUs)",
+                 "MB/s", os.path.join(images, "bench-consumer.png")):
         pngs.append(("consumer-vm", "bench-consumer.png",
                      "MB/s drained per CPU by each consumer (VM)"))
+    smp = [("smp_%s_%s_ns" % (k, m), "%s, %s" % (k, m))
+           for m in ("discard", "overwrite") for k in ("lrb", "ftrace")]
+    if plot_bars(rows, "kernel-x86_64", smp,
+                 "Every vCPU writing, with a reader (x86_64, qemu TCG)",
+                 "ns per record (TCG)", os.path.join(images, "bench-kernel-smp.png")):
+        pngs.append(("kernel-x86_64", "bench-kernel-smp.png",
+                     "Cost per record with a writer on every vCPU and a reader"))
 
     out = []
     out.append(".. SPDX-License-Identifier: GPL-2.0\n")
@@ -286,6 +297,9 @@ def write_doc(rows, path, images, command):
         for s, png, caption in pngs:
             if s == section:
                 out.append(".. figure:: %s/%s\n\n   %s\n" % (rel, png, caption))
+    if analysis and os.path.exists(analysis):
+        with open(analysis) as f:
+            out.append(f.read())
     with open(path, "w") as f:
         f.write("\n".join(out))
     print("bench-report: wrote %s and %d plot(s) in %s" % (path, len(pngs), images),
@@ -298,6 +312,7 @@ def main():
     ap.add_argument("--command", default="make bench")
     ap.add_argument("--doc")
     ap.add_argument("--images")
+    ap.add_argument("--analysis", help="hand-written text appended to the document")
     a = ap.parse_args()
     rows = load(a.results)
     if not rows:
@@ -306,7 +321,8 @@ def main():
         return 1
     print_table(rows)
     if a.doc:
-        write_doc(rows, a.doc, a.images or os.path.dirname(a.doc), a.command)
+        write_doc(rows, a.doc, a.images or os.path.dirname(a.doc), a.command,
+                  a.analysis)
     return 0
 
 

@@ -21,7 +21,8 @@
 # Every part prints its figures as "BENCH<tab>section<tab>key<tab>value
 # <tab>unit<tab>label" lines; they are gathered in build/bench/results.tsv
 # with each part's whole output in build/bench/<part>.log, and
-# scripts/bench-report.py turns them into the table and the document.
+# scripts/bench-report.py turns them into the table and the document,
+# which ends with Documentation/benchmarks-analysis.inc (written by hand).
 # A part that fails is reported and the others still run; the exit status
 # is then non-zero. BENCH_DOC=0 leaves Documentation/ alone.
 set -uo pipefail
@@ -90,7 +91,8 @@ for p in "${parts[@]}"; do
 done
 
 doc=()
-[ "${BENCH_DOC:-1}" = 0 ] || doc=(--doc Documentation/benchmarks.rst --images Documentation/images)
+[ "${BENCH_DOC:-1}" = 0 ] || doc=(--doc Documentation/benchmarks.rst --images Documentation/images
+				 --analysis Documentation/benchmarks-analysis.inc)
 python3 scripts/bench-report.py "$results" --command "make bench${*:+ BENCH_PARTS=\"$*\"}" \
 	"${doc[@]}" || failed+=(report)
 
