@@ -125,21 +125,29 @@ read_frame() {
 	echo "${w[0]} ${w[1]} ${w[4]} $(head -c "${w[4]}" <&"$1")"
 }
 
+# says FILE PATTERN: wait until FILE has a line with PATTERN (an event of
+# a program in the background, not a time); 30 s at most (status 1).
+says() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -qs -- "$2" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 port=$((20000 + $$ % 20000))
 # receiver NAME ARGS...: lrb-receive --listen 127.0.0.1:$port in the
 # background, output in $tmp/NAME.{out,err}; waits for it to listen.
 receiver() {
-	local name=$1 i
+	local name=$1
 	shift
 	port=$((port + 1))
 	"$receive" --listen "127.0.0.1:$port" "$@" >"$tmp/$name.out" \
 		2>"$tmp/$name.err" &
 	rpid=$!
 	pids+=("$rpid")
-	for ((i = 0; i < 50; i++)); do
-		grep -qs listening "$tmp/$name.err" && return 0
-		sleep 0.1
-	done
+	says "$tmp/$name.err" listening && return 0
 	echo "FAIL test-record: lrb-receive did not listen on $port: $(cat "$tmp/$name.err")"
 	failed=$((failed + 1))
 	return 1
@@ -198,8 +206,10 @@ finish_session() {
 
 # a complete recording: cpu0 with 3 packets, cpu2 with none
 if receiver ok -o "$tmp/ok" --once; then
-	# first something that is not lrb-record: ignored
+	# first something that is not lrb-record: ignored. Its thread
+	# reports it; --once may exit before that thread runs, so wait.
 	printf 'GET / HTTP/1.0\r\n\r\n%0120d' 0 >"/dev/tcp/127.0.0.1/$port"
+	says "$tmp/ok.err" "not an lrb-record connection"
 	session ok 4660 2
 	check "session accepted: $ready" test "${ready%% *}" = 2
 	stream 4660 0 3

@@ -34,11 +34,13 @@
  * @skipped_old: packets gone before they could be taken
  * @skipped: every position not taken
  * @lost_growth: lost_packets grew by this much during the snapshot
+ * @p_end: positions when the snapshot was done
  * @hash: per packet taken, FNV-1a of its bytes
  */
 struct vc_snap {
 	struct vc_stream st;
 	struct lrb_positions p;
+	struct lrb_positions p_end;
 	u64 head;
 	u64 start;
 	u64 taken;
@@ -113,8 +115,10 @@ static int vc_snap_cpu(struct vc_chan *ch, unsigned int cpu, const u8 *map,
 		sn->taken++;
 		sn->last_taken = pos;
 	}
-	if (!vc_check(!ioctl(fd, LRB_IOC_GET_COUNTERS, &c1),
-		      "cpu%u: GET_COUNTERS: %s", cpu, strerror(errno)))
+	if (!vc_check(!ioctl(fd, LRB_IOC_GET_COUNTERS, &c1) &&
+		      !ioctl(fd, LRB_IOC_GET_POSITIONS, &sn->p_end),
+		      "cpu%u: GET_COUNTERS/GET_POSITIONS: %s", cpu,
+		      strerror(errno)))
 		return -1;
 	sn->lost_growth = c1.lost_packets - c0.lost_packets;
 	return 0;
@@ -137,6 +141,7 @@ static void vc_snap_running(struct vc_chan *ch, unsigned int cpu,
 {
 	static struct vc_snap sn;
 	u64 sb = ch->info[cpu].subbuf_size;
+	bool lapped;
 
 	if (vc_snap_cpu(ch, cpu, map, &sn))
 		return;
@@ -147,7 +152,17 @@ static void vc_snap_running(struct vc_chan *ch, unsigned int cpu,
 		 cpu, k, (ull)sn.skipped_old, (ull)sn.lost_growth);
 	if (sn.head < 2 * sb)
 		return;
-	vc_check(sn.taken && sn.last_taken + 2 * sb >= sn.head,
+	/*
+	 * Writers that lapped the ring past the two newest packets while
+	 * this snapshot ran (its CPU stalled: TCG on a loaded host) leave
+	 * nothing newer to take: GET_SUBBUF could not have them.
+	 */
+	lapped = sn.p_end.consumed > sn.head - 2 * sb;
+	if (lapped)
+		vc_info("cpu%u snapshot %u: writers overwrote packet %llu before it could be taken (consumed %llu at the end): this snapshot stalled",
+			cpu, k, (ull)((sn.head - 2 * sb) / sb),
+			(ull)sn.p_end.consumed);
+	vc_check(lapped || (sn.taken && sn.last_taken + 2 * sb >= sn.head),
 		 "cpu%u snapshot %u: newest packet taken at %llu (%llu taken), the one being filled at %llu: want one of the two before it",
 		 cpu, k, (ull)sn.last_taken, (ull)sn.taken, (ull)sn.head);
 }

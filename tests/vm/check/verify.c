@@ -271,6 +271,8 @@ static void vc_verify_records(struct vc_stream *s, const u8 *p, u64 content,
 		vc_check_record(s, p + pos + hl, &r, where, pos);
 		if (!c->records)
 			c->first_ts = ts;
+		else if (ts - c->last_ts > c->max_gap)
+			c->max_gap = ts - c->last_ts;
 		c->last_ts = ts;
 		c->records++;
 		s->records++;
@@ -281,6 +283,8 @@ static void vc_verify_records(struct vc_stream *s, const u8 *p, u64 content,
 		vc_err(s, VC_TIME,
 		       "packet at %llu: last record timestamp %llu > timestamp_end %llu",
 		       (ull)where, (ull)c->last_ts, (ull)c->h.timestamp_end);
+	else if (c->records && c->h.timestamp_end - c->last_ts > c->max_gap)
+		c->max_gap = c->h.timestamp_end - c->last_ts;
 	return;
 lost_sync:
 	/*

@@ -187,6 +187,8 @@ struct vc_geom {
  * @records: records decoded
  * @first_ts: timestamp of its first record
  * @last_ts: timestamp of its last record
+ * @max_gap: longest time between two of its records, or from its last
+ *	record to its timestamp_end: how long its CPU may have stalled
  * @hash: FNV-1a of its bytes (to compare two takes of one packet)
  */
 struct vc_packet {
@@ -194,6 +196,7 @@ struct vc_packet {
 	u64 records;
 	u64 first_ts;
 	u64 last_ts;
+	u64 max_gap;
 	u32 hash;
 };
 

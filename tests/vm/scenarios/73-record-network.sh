@@ -9,7 +9,8 @@
 lrb-receive --listen 127.0.0.1:7070 -o "$LRB_EXPORT/trace" --once \
 	>"$LRB_EXPORT/lrb-receive.out" 2>&1 &
 recv=$!
-sleep 1
+wait_for 30 "lrb-receive to listen" \
+	grep -q listening "$LRB_EXPORT/lrb-receive.out"
 record_driver 3 --to 127.0.0.1:7070
 check "lrb-receive ends with the recording" wait "$recv"
 finish

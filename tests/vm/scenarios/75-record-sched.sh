@@ -11,6 +11,8 @@ if insmod /lib/lrb/lrb_sample_sched.ko; then
 	lrb-record sched -o "$LRB_EXPORT/trace" --quiet \
 		2>"$LRB_EXPORT/lrb-record.err" &
 	rec=$!
+	wait_for 30 "lrb-record to open the cpu files of sched" \
+		holds_cpu_files "$rec" sched
 	# context switches, wakeups and interrupts on every CPU
 	for i in 1 2 3 4; do
 		(n=0; while [ $n -lt 300 ]; do ls / >/dev/null; n=$((n + 1)); done) &

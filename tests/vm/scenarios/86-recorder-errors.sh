@@ -34,7 +34,8 @@ errors() {
 	note "lrb-record $CHAN --duration 3 -o $d 2>/dev/ttyS0"
 	lrb-record "$CHAN" --duration 3 -o $d >"$LOGDIR/dur.out" 2>/dev/ttyS0 &
 	pid=$!
-	sleep 1
+	wait_for 30 "lrb-record --duration 3 to open the cpu files" \
+		holds_cpu_files "$pid" "$CHAN"
 	run busy 1 lrb-record "$CHAN" -o $d-2
 	check "cpu file taken: says so" says busy "another reader"
 	wait $pid

@@ -67,6 +67,24 @@ wait_for() {
 	return 0
 }
 
+# holds_cpu_files PID CHANNEL: process PID has every cpu file of CHANNEL
+# open. lrb-record opens them all first: from then on it records the
+# channel to its end, and another reader gets EBUSY. After starting a
+# recorder in the background, wait for this, not for a time.
+holds_cpu_files() {
+	_want=0
+	for _f in /dev/lrb/"$2"/cpu[0-9]*; do
+		[ ! -e "$_f" ] || _want=$((_want + 1))
+	done
+	_have=0
+	for _f in /proc/"$1"/fd/*; do
+		case $(readlink "$_f" 2>/dev/null) in
+		/dev/lrb/"$2"/cpu[0-9]*) _have=$((_have + 1)) ;;
+		esac
+	done
+	[ "$_want" -gt 0 ] && [ "$_have" -eq "$_want" ]
+}
+
 load_lrb() {
 	if [ -z "${LRB_KO:-}" ] || [ ! -e "$LRB_KO" ]; then
 		bad "LRB_KO='${LRB_KO:-}' is not a file: the harness must set it to lrb.ko's path"

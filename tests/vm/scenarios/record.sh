@@ -28,6 +28,9 @@ record_driver() {
 	fi
 	lrb-record e2e --quiet "$@" 2>"$LRB_EXPORT/lrb-record.err" &
 	_rec=$!
+	# SECONDS of writing once it records, however long it takes to start
+	wait_for 30 "lrb-record to open the cpu files of e2e" \
+		holds_cpu_files "$_rec" e2e
 	sleep "$_secs"
 	check "stop the sample" sh -c "echo stop >$SAMPLE_DBG/ctl"
 	cp "$SAMPLE_DBG/written" "$LRB_EXPORT/written"
