@@ -57,7 +57,7 @@ static int vc_snap_cpu(struct vc_chan *ch, unsigned int cpu, const u8 *map,
 	const struct lrb_buf_info *info = &ch->info[cpu];
 	struct lrb_buf_counters c0, c1;
 	u64 sb = info->subbuf_size, ring = sb * info->num_subbuf, pos;
-	int fd = ch->fd[cpu];
+	int fd = ch->fd[cpu], tries;
 	struct vc_geom g;
 
 	vc_geom_from_info(&g, info, false);
@@ -120,6 +120,17 @@ static int vc_snap_cpu(struct vc_chan *ch, unsigned int cpu, const u8 *map,
 		      "cpu%u: GET_COUNTERS/GET_POSITIONS: %s", cpu,
 		      strerror(errno)))
 		return -1;
+	/*
+	 * A writer moves the read position, then counts the packets it
+	 * pushed out: one caught in between (its vCPU stalled) gets up to a
+	 * second to finish before the count is held against it.
+	 */
+	for (tries = 0; tries < 100 &&
+	     c1.lost_packets - c0.lost_packets < sn->skipped_old; tries++) {
+		usleep(10000);
+		if (ioctl(fd, LRB_IOC_GET_COUNTERS, &c1))
+			break;
+	}
 	sn->lost_growth = c1.lost_packets - c0.lost_packets;
 	return 0;
 }
