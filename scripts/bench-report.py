@@ -19,6 +19,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 SECTIONS = [
     ("kernel-uml", "In the kernel, one CPU (UML, one boot)",
@@ -145,10 +146,11 @@ def sh(cmd):
         return ""
 
 
-def machine():
+def machine(results):
     cpu = sh("lscpu | sed -n 's/^Model name: *//p' | head -n 1") or platform.processor()
     return [
-        ("Date", datetime.datetime.now().strftime("%Y-%m-%d %H:%M")),
+        ("Date", datetime.datetime.fromtimestamp(os.path.getmtime(results))
+         .strftime("%Y-%m-%d %H:%M")),
         ("Commit", sh("git rev-parse --short HEAD") +
          (" (with uncommitted changes)" if sh("git status --porcelain -uno") else "")),
         ("CPU", "%s, %s online CPUs" % (cpu, os.cpu_count())),
@@ -219,6 +221,10 @@ def plot_bars(rows, section, bars, title, ylabel, png):
                    % (data, title, ylabel), png)
 
 
+def wrap(text):
+    return textwrap.fill(text, 76, break_on_hyphens=False) + "\n"
+
+
 def rst_table(header, body):
     cols = list(zip(*([header] + body)))
     w = [max(len(str(c)) for c in col) for col in cols]
@@ -229,7 +235,7 @@ def rst_table(header, body):
     return "\n".join(lines)
 
 
-def write_doc(rows, path, images, command, analysis):
+def write_doc(rows, results, path, images, command, analysis):
     os.makedirs(images, exist_ok=True)
     rel = os.path.relpath(images, os.path.dirname(path))
     pngs = []
@@ -267,7 +273,7 @@ def write_doc(rows, path, images, command, analysis):
     out.append(".. Written by scripts/bench-report.py (make bench): edit the "
                "script, not this file.\n")
     out.append("==========\nBenchmarks\n==========\n")
-    out.append("``%s`` measures lrb beside the anchors it is judged against, "
+    out.append(wrap("``%s`` measures lrb beside the anchors it is judged against, "
                "ftrace's ring buffer in the kernel and LTTng-UST in user space, "
                "in one run on one machine, and rewrites this page with the "
                "figures and plots of that run. The machine is shared and "
@@ -276,10 +282,10 @@ def write_doc(rows, path, images, command, analysis):
                "ratios are the result; instruction counts (callgrind) guard "
                "against regressions in ``make check``. "
                "``scripts/bench.sh PART...`` runs some parts only; "
-               "``build/bench/`` keeps each part's log and ``results.tsv``.\n"
-               % command)
+               "``build/bench/`` keeps each part's log and ``results.tsv``."
+               % command))
     out.append("The run\n=======\n")
-    out.append(rst_table(["", ""], machine()) + "\n")
+    out.append("\n".join(":%s: %s" % kv for kv in machine(results)) + "\n")
     out.append("Goals\n=====\n")
     out.append(rst_table(["Goal", "Measured", "Verdict"],
                          [(t, "-" if v is None else fmt(v), verdict)
@@ -287,7 +293,7 @@ def write_doc(rows, path, images, command, analysis):
     for section, title, text in SECTIONS:
         sel = [r for r in rows if r[0] == section]
         out.append("%s\n%s\n" % (title, "=" * len(title)))
-        out.append(text + "\n")
+        out.append(wrap(text))
         if not sel:
             out.append("Not measured in this run.\n")
             continue
@@ -321,7 +327,7 @@ def main():
         return 1
     print_table(rows)
     if a.doc:
-        write_doc(rows, a.doc, a.images or os.path.dirname(a.doc), a.command,
+        write_doc(rows, a.results, a.doc, a.images or os.path.dirname(a.doc), a.command,
                   a.analysis)
     return 0
 
