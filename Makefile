@@ -21,6 +21,8 @@
 #                   + lockdep (x86_64); ARCH= restricts to one arch
 #   make vmtest     lrb.ko end to end in Debian's 6.12 kernel under qemu
 #                   (4 CPUs): tests/vm/scenarios; SCENARIOS="10 20" picks
+#   make fuzz-vm    the syscall fuzzer of lrb.ko's files in the VM for
+#                   DURATION (default 10m; CI: DURATION=60s)
 #   make install    PREFIX=/usr/local (DESTDIR= honoured)
 
 CC ?= gcc
@@ -50,7 +52,7 @@ CFLAGS_tsan := -O1 -fsanitize=thread
 .PHONY: all lib tools tools-static setup demo demo-user check test-user fuzz \
 	module \
 	module-clean bench icount \
-	kunit kunit-debug vmtest install clean
+	kunit kunit-debug vmtest fuzz-vm install clean
 all: lib
 
 define variant
@@ -180,6 +182,12 @@ kunit-debug: setup
 # (cached under ~/.cache/lrb/vm) under qemu; logs in build/vmtest/.
 vmtest: setup
 	@KDIR="$(KDIR)" tests/vm/run.sh $(SCENARIOS)
+
+# The syscall fuzzer (tests/fuzz/vm): lrb-fuzz's workers on the files of a
+# channel that is written, destroyed and recreated while CPUs go offline,
+# in the VM of make vmtest, for DURATION; logs in build/fuzzvm/.
+fuzz-vm: setup
+	@KDIR="$(KDIR)" tests/fuzz/vm/run.sh $(or $(DURATION),10m)
 
 # lrb-dump under libFuzzer for FUZZ_SECONDS (default 600; make check runs
 # 60 s), the corpus kept in build/fuzz/corpus.
