@@ -21,6 +21,8 @@
 #                   + lockdep (x86_64); ARCH= restricts to one arch
 #   make vmtest     lrb.ko end to end in Debian's 6.12 kernel under qemu
 #                   (4 CPUs): tests/vm/scenarios; SCENARIOS="10 20" picks
+#   make vmtest-debug  the same on a KASAN + lockdep + kmemleak kernel
+#                   (scripts/debug-kernel.sh, built once); any report fails
 #   make fuzz-vm    the syscall fuzzer of lrb.ko's files in the VM for
 #                   DURATION (default 10m; CI: DURATION=60s)
 #   make install    PREFIX=/usr/local (DESTDIR= honoured)
@@ -52,7 +54,7 @@ CFLAGS_tsan := -O1 -fsanitize=thread
 .PHONY: all lib tools tools-static setup demo demo-user check test-user fuzz \
 	module \
 	module-clean bench icount \
-	kunit kunit-debug vmtest fuzz-vm install clean
+	kunit kunit-debug vmtest vmtest-debug fuzz-vm install clean
 all: lib
 
 define variant
@@ -182,6 +184,14 @@ kunit-debug: setup
 # (cached under ~/.cache/lrb/vm) under qemu; logs in build/vmtest/.
 vmtest: setup
 	@KDIR="$(KDIR)" tests/vm/run.sh $(SCENARIOS)
+
+# The same scenarios on the debug kernel: Debian's linux-source-6.12 with
+# Debian's config, no modules, plus tests/vm/debug.config (KASAN, lockdep,
+# kmemleak, fault injection), built once into ~/.cache/lrb/debug-kernel-*
+# by scripts/debug-kernel.sh; a KASAN, lockdep, kmemleak or WARN report
+# fails. Logs in build/vmtest-debug/.
+vmtest-debug: setup
+	@LRB_VM_DEBUG=1 tests/vm/run.sh $(SCENARIOS)
 
 # The syscall fuzzer (tests/fuzz/vm): lrb-fuzz's workers on the files of a
 # channel that is written, destroyed and recreated while CPUs go offline,

@@ -4,6 +4,7 @@
 # (TCG, 4 CPUs) running the scenarios of tests/vm/scenarios.
 #
 #   tests/vm/run.sh [SCENARIO...]      (make vmtest [SCENARIOS="..."])
+#   LRB_VM_DEBUG=1 tests/vm/run.sh ... (make vmtest-debug [SCENARIOS=...])
 #
 #   SCENARIO    a scenario to run, by name (10-consume-read), file name
 #               (10-consume-read.sh) or unique prefix (10); default: every
@@ -37,8 +38,19 @@
 # reach "vmtest: done", or a failed build counts as failed. The last line
 # is "vmtest: N passed, M failed"; the exit status is non-zero on failure.
 #
+# Another kernel: LRB_VM_KERNEL=<bzImage> with KDIR=<its build directory>
+# boots that kernel instead of Debian's (step 1 becomes a check of its
+# .config); it must have virtio_blk built in. LRB_VM_DEBUG=1 sets both to
+# the debug kernel of scripts/debug-kernel.sh (built once, cached: KASAN,
+# lockdep, kmemleak...), and the output directory to build/vmtest-debug.
+# On a kernel with KASAN or lockdep, the default timeouts are multiplied
+# by $debug_slowdown (see below and Documentation/testing.rst), and
+# kasan_multi_shot is on the command line so every KASAN report is printed.
+#
 # Environment:
 #   KDIR                      kernel headers (default: scripts/kdir.sh)
+#   LRB_VM_KERNEL             kernel image to boot (with KDIR; see above)
+#   LRB_VM_DEBUG              1: boot the debug kernel (see above)
 #   LRB_VM_SCENARIOS_DIR      scenario directory (default tests/vm/scenarios);
 #                             copied whole to /scenarios in the guest
 #   LRB_VM_CHECK_DIR          checkers' directory, built with make -C DIR O=...
@@ -46,22 +58,28 @@
 #                             the harness itself
 #   LRB_VM_TIMEOUT            seconds for the whole boot (default 1200)
 #   LRB_VM_SCENARIO_TIMEOUT   seconds for one scenario (default 240)
+#                             (both defaults times the slowdown, above)
 #   LRB_VM_TOOLS              the tools to build for the guest (default all)
 #   LRB_VM_CPUS, LRB_VM_MEM   qemu -smp and -m (default 4 and 1024)
 #   LRB_VM_APPEND             more kernel command line
-#   LRB_VM_OUT                output directory (default build/vmtest; the
-#                             paths above are under it)
+#   LRB_VM_OUT                output directory (default build/vmtest, or
+#                             build/vmtest-debug; the paths above are under it)
 set -euo pipefail
 
 # Called from make: keep make's flags away from the kernel builds.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${LRB_VM_OUT:-$root/build/vmtest}
+debug=${LRB_VM_DEBUG:-}
+out=${LRB_VM_OUT:-$root/build/vmtest${debug:+-debug}}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/lrb/vm
 scen_dir=${LRB_VM_SCENARIOS_DIR:-$root/tests/vm/scenarios}
-vm_timeout=${LRB_VM_TIMEOUT:-1200}
-scen_timeout=${LRB_VM_SCENARIO_TIMEOUT:-240}
+# How much slower the scenarios run on a KASAN + lockdep + kmemleak
+# kernel than on Debian's, under TCG: the largest ratio of a scenario's
+# "took" in build/vmtest-debug/output.log to build/vmtest/output.log,
+# rounded up (Documentation/testing.rst): 3.17 on 2026-11-22
+# (75-record-sched, 6 s and 19 s; all 25 scenarios: 124 s and 154 s).
+debug_slowdown=4
 cpus=${LRB_VM_CPUS:-4}
 mem=${LRB_VM_MEM:-1024}
 
@@ -138,8 +156,36 @@ select_scenarios() {
 	done
 }
 
-# resolve_kernel: $kdir and $version (6.12.N+deb12-amd64).
+# resolve_kernel: $kdir and $version (6.12.N+deb12-amd64), or with
+# LRB_VM_KERNEL (or LRB_VM_DEBUG), that kernel's $image and $kconfig.
 resolve_kernel() {
+	local line
+	if [ -n "$debug" ]; then
+		while IFS= read -r line; do
+			case $line in
+			LRB_VM_KERNEL=*) LRB_VM_KERNEL=${line#*=} ;;
+			KDIR=*) KDIR=${line#*=} ;;
+			esac
+		done < <("$root/scripts/debug-kernel.sh")
+		[ -n "${LRB_VM_KERNEL:-}" ] ||
+			fail "the debug kernel is not there: scripts/debug-kernel.sh failed (see above)"
+	fi
+	if [ -n "${LRB_VM_KERNEL:-}" ]; then
+		[ -n "${KDIR:-}" ] ||
+			fail "LRB_VM_KERNEL=$LRB_VM_KERNEL needs KDIR=<its build directory>:" \
+			     "lrb.ko must be built against the kernel that boots"
+		[ -f "$LRB_VM_KERNEL" ] ||
+			fail "no kernel image $LRB_VM_KERNEL (LRB_VM_KERNEL)"
+		[ -f "$KDIR/include/config/kernel.release" ] ||
+			fail "KDIR=$KDIR is not a built kernel tree (no include/config/kernel.release):" \
+			     "build the kernel there first"
+		kdir=$(cd "$KDIR" && pwd)
+		image=$LRB_VM_KERNEL
+		kconfig=$kdir/.config
+		version=$(cat "$kdir/include/config/kernel.release")
+		virtio_ko=
+		return
+	fi
 	if [ -n "${KDIR:-}" ]; then
 		kdir=$KDIR
 	else
@@ -161,7 +207,10 @@ resolve_kernel() {
 # config and virtio_blk.ko), downloaded and extracted once.
 fetch_image() {
 	local dir=$cache/$version pkg candidates p tmp start f
+	[ -z "${LRB_VM_KERNEL:-}" ] || return 0
 	image=$dir/vmlinuz
+	kconfig=$dir/config
+	virtio_ko=$dir/virtio_blk.ko
 	if [ -f "$dir/.done" ] && [ -f "$dir/virtio_blk.ko" ]; then
 		say "kernel image $version: cached in $dir"
 		return
@@ -227,26 +276,47 @@ fetch_image() {
 	say "kernel image $version ready in $((SECONDS - start))s: $dir"
 }
 
-# check_config: what the guest relies on is built in.
+# check_config: what the guest relies on is built in (virtio_blk too, if
+# we have no module of it).
 check_config() {
-	local opt missing=()
-	for opt in DEVTMPFS DEBUG_FS HOTPLUG_CPU BLK_DEV_INITRD RD_GZIP SMP \
-		   SERIAL_8250_CONSOLE TMPFS PROC_FS SYSFS UNIX INET MODULE_UNLOAD; do
-		grep -q "^CONFIG_$opt=y" "$cache/$version/config" || missing+=("CONFIG_$opt")
+	local opt missing=() opts
+	opts=(DEVTMPFS DEBUG_FS HOTPLUG_CPU BLK_DEV_INITRD RD_GZIP SMP
+	      SERIAL_8250_CONSOLE TMPFS PROC_FS SYSFS UNIX INET MODULE_UNLOAD)
+	[ -n "$virtio_ko" ] || opts+=(VIRTIO_BLK)
+	for opt in "${opts[@]}"; do
+		grep -q "^CONFIG_$opt=y" "$kconfig" || missing+=("CONFIG_$opt")
 	done
-	if grep -q '^CONFIG_MODULE_SIG_FORCE=y' "$cache/$version/config"; then
+	if grep -q '^CONFIG_MODULE_SIG_FORCE=y' "$kconfig"; then
 		missing+=("not CONFIG_MODULE_SIG_FORCE")
 	fi
 	[ ${#missing[@]} -eq 0 ] ||
 		fail "the kernel $version lacks what the guest needs built in: ${missing[*]}" \
-		     "(see $cache/$version/config); use another Debian 6.12 kernel"
+		     "(see $kconfig): use a kernel that has them (LRB_VM_KERNEL: build them in," \
+		     "as tests/vm/debug.config does for the debug kernel)"
 }
 
-# kbuild LOG DIR ARGS...: make -C $kdir M=DIR W=1 ARGS modules.
+# kernel_settings: what depends on the kernel's config: the default
+# timeouts (times $debug_slowdown on a debug kernel), and -g for the
+# modules if the kernel has no debug info (else they have none either,
+# and a report in lrb cannot be decoded to lines).
+kernel_settings() {
+	local slow=1
+	if grep -qE '^CONFIG_(KASAN|PROVE_LOCKING)=y' "$kconfig"; then
+		slow=$debug_slowdown
+		kernel_checks=1
+	fi
+	kcflags=
+	! grep -q '^CONFIG_DEBUG_INFO_NONE=y' "$kconfig" || kcflags=-g
+	vm_timeout=${LRB_VM_TIMEOUT:-$((1200 * slow))}
+	scen_timeout=${LRB_VM_SCENARIO_TIMEOUT:-$((240 * slow))}
+}
+
+# kbuild LOG DIR ARGS...: make -C $kdir M=DIR W=1 [KCFLAGS=$kcflags] ARGS modules.
 kbuild() {
 	local log=$1 dir=$2
 	shift 2
-	if ! make -C "$kdir" M="$dir" W=1 "$@" modules >"$log" 2>&1; then
+	if ! make -C "$kdir" M="$dir" W=1 ${kcflags:+KCFLAGS="$kcflags"} "$@" modules \
+		>"$log" 2>&1; then
 		grep -E 'error|warning:|ERROR' "$log" | sed "s|$src/||g" | head -n 30 | sed 's/^/    /' >&2 || true
 		say "last lines of $log:"
 		tail_log "$log" 15
@@ -365,7 +435,7 @@ build_initramfs() {
 		cp "$f" "$st/bin/"
 	done
 	mkdir -p "$st/lib/extra"
-	cp "$cache/$version/virtio_blk.ko" "$st/lib/extra/"
+	[ -z "$virtio_ko" ] || cp "$virtio_ko" "$st/lib/extra/"
 	cp -r "$scen_dir" "$st/scenarios"
 	install -m 755 "$root/tests/vm/init" "$st/init"
 	(cd "$st" && find . -mindepth 1 | LC_ALL=C sort |
@@ -415,6 +485,8 @@ boot() {
 	append+=" tsc=reliable"
 	append+=" lrbvm.timeout=$scen_timeout lrbvm.cpus=$cpus"
 	[ "$selected" = all ] || append+=" lrbvm.scenarios=$(IFS=,; echo "${scenarios[*]}")"
+	# KASAN prints its first report only, unless told otherwise.
+	[ -z "${kernel_checks:-}" ] || append+=" kasan_multi_shot"
 	append+=" ${LRB_VM_APPEND:-}"
 	qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -smp "$cpus" -m "$mem"
 	      -nodefaults -display none -monitor none -no-reboot
@@ -572,6 +644,7 @@ main() {
 	resolve_kernel
 	fetch_image
 	check_config
+	kernel_settings
 	build_modules
 	build_checkers
 	build_tools
