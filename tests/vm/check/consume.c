@@ -44,6 +44,7 @@ enum vc_via { VIA_READ, VIA_SPLICE_FILE, VIA_SPLICE_TCP, VIA_MMAP };
  * @lsock: splice-tcp: the receiver's listening socket
  * @port: its port
  * @rx: the receiver thread
+ * @fault: with --fail-nth, this thread's injected allocation failures
  */
 struct vc_worker {
 	const struct vc_opts *o;
@@ -59,6 +60,7 @@ struct vc_worker {
 	int lsock;
 	u16 port;
 	pthread_t rx;
+	struct vc_fault fault;
 };
 
 /*
@@ -97,16 +99,37 @@ static int vc_wait(struct vc_worker *w, const char *what)
 	return 0;
 }
 
+/*
+ * With --fail-nth, the calls of this thread on its cpu file are armed to
+ * fail an allocation (vc_arm()), and one that fails from it is repeated
+ * (vc_fault_retry()): the exact accounting at the end shows that the
+ * failure lost nothing.
+ */
+static int vc_faults_start(struct vc_worker *w)
+{
+	w->fault.fd = -1;
+	return w->o->fail_nth ? vc_fault_open(&w->fault, w->o->fail_nth) : 0;
+}
+
+static void vc_arm(struct vc_worker *w)
+{
+	if (w->fault.fd >= 0)
+		vc_fault_arm_next(&w->fault);
+}
+
 static void *vc_read_worker(void *arg)
 {
 	struct vc_worker *w = arg;
 	struct vc_framer f;
 	ssize_t n;
 
-	if (vc_framer_init(&f, w->info.subbuf_size))
+	if (vc_faults_start(w) || vc_framer_init(&f, w->info.subbuf_size))
 		return NULL;
 	for (;;) {
+		vc_arm(w);
 		n = vc_framer_read(&f, &w->st, w->fd);
+		if (vc_fault_retry(&w->fault, n, "read()"))
+			continue;
 		if (n > 0) {
 			w->hup = false;
 			continue;
@@ -163,8 +186,11 @@ static void vc_splice_loop(struct vc_worker *w, int out)
 	}
 	w->spliced = 0;
 	for (;;) {
+		vc_arm(w);
 		n = splice(w->fd, NULL, p[1], NULL, VC_SPLICE_CHUNK,
 			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (vc_fault_retry(&w->fault, n, "splice()"))
+			continue;
 		if (n > 0) {
 			w->hup = false;
 			if (n % VC_PAGE)
@@ -198,6 +224,8 @@ static void *vc_splice_file_worker(void *arg)
 	struct vc_worker *w = arg;
 	int out;
 
+	if (vc_faults_start(w))
+		return NULL;
 	snprintf(w->path, sizeof(w->path), "%s/cpu%u", w->o->out, w->cpu);
 	out = open(w->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (out < 0) {
@@ -266,6 +294,10 @@ static void *vc_splice_tcp_worker(void *arg)
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	int s;
 
+	if (vc_faults_start(w)) {
+		shutdown(w->lsock, SHUT_RDWR);
+		return NULL;
+	}
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a.sin_port = htons(w->port);
 	s = socket(AF_INET, SOCK_STREAM, 0);
@@ -291,14 +323,24 @@ static void *vc_mmap_worker(void *arg)
 	const u8 *map;
 	int r;
 
-	map = mmap(NULL, w->info.mmap_len, PROT_READ, MAP_SHARED, w->fd, 0);
+	if (vc_faults_start(w))
+		return NULL;
+	do {
+		vc_arm(w);
+		map = mmap(NULL, w->info.mmap_len, PROT_READ, MAP_SHARED,
+			   w->fd, 0);
+	} while (vc_fault_retry(&w->fault, map == MAP_FAILED ? -1 : 0,
+				"mmap()"));
 	if (map == MAP_FAILED) {
 		vc_err(&w->st, VC_FRAMING, "mmap of %llu bytes: %s",
 		       (ull)w->info.mmap_len, strerror(errno));
 		return NULL;
 	}
 	for (;;) {
+		vc_arm(w);
 		r = ioctl(w->fd, LRB_IOC_GET_NEXT_SUBBUF, &d);
+		if (vc_fault_retry(&w->fault, r, "GET_NEXT_SUBBUF"))
+			continue;
 		if (!r) {
 			w->hup = false;
 			if (d.mmap_offset % VC_PAGE ||
@@ -324,7 +366,11 @@ static void *vc_mmap_worker(void *arg)
 					       (ull)w->st.cur.h.packet_seq_num,
 					       (ull)w->st.cur.h.content_size / 8);
 			}
-			if (ioctl(w->fd, LRB_IOC_PUT_SUBBUF, 0)) {
+			do {
+				vc_arm(w);
+				r = ioctl(w->fd, LRB_IOC_PUT_SUBBUF, 0);
+			} while (vc_fault_retry(&w->fault, r, "PUT_SUBBUF"));
+			if (r) {
 				vc_err(&w->st, VC_FRAMING,
 				       "PUT_SUBBUF of packet at %llu: %s",
 				       (ull)d.pos, strerror(errno));
@@ -346,6 +392,24 @@ static void *vc_mmap_worker(void *arg)
 	}
 	munmap((void *)map, w->info.mmap_len);
 	return NULL;
+}
+
+/*
+ * With --fail-nth: what was injected. splice() allocates a page for every
+ * page it moves, so there every n-th allocation must have failed.
+ */
+static void vc_faults_report(struct vc_worker *w)
+{
+	if (!w->o->fail_nth)
+		return;
+	vc_info("cpu%u: %llu calls armed to fail an allocation, %llu failed, %llu calls retried after ENOMEM",
+		w->cpu, (ull)w->fault.armed, (ull)w->fault.fired,
+		(ull)w->fault.enomem);
+	if (w->spliced > 0)
+		vc_check(w->fault.enomem > 0,
+			 "cpu%u: no splice() failed with an injected allocation failure: are failslab and fail_page_alloc set up (65-faults.sh)?",
+			 w->cpu);
+	vc_fault_close(&w->fault);
 }
 
 void vc_account_all(struct vc_chan *ch, struct vc_stream *st,
@@ -467,6 +531,7 @@ int vc_cmd_consume(const struct vc_opts *o)
 	for (cpu = 0; cpu < ch.ncpu; cpu++) {
 		st[cpu] = w[cpu].st;
 		spliced[cpu] = w[cpu].spliced;
+		vc_faults_report(&w[cpu]);
 	}
 	vc_account_all(&ch, st, spliced, o->written);
 	for (cpu = 0; cpu < ch.ncpu; cpu++)

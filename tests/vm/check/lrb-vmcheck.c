@@ -24,8 +24,10 @@ static void print_usage(void)
 {
 	fputs("usage: lrb-vmcheck COMMAND [OPTIONS]\n"
 	      "  consume --chan NAME --via read|splice-file|splice-tcp|mmap [--out DIR]\n"
+	      "          [--fail-nth K]\n"
 	      "        consume every cpu file of a discard channel to end of file (destroy\n"
-	      "        the channel meanwhile), verify everything, exact accounting\n"
+	      "        the channel meanwhile), verify everything, exact accounting; with\n"
+	      "        --fail-nth, allocation 1..K in turn of each call on a cpu file fails\n"
 	      "  snapshot --chan NAME [--count K] [--interval-ms MS] [--final]\n"
 	      "        flight-recorder snapshots of an overwrite channel; --final after\n"
 	      "        ctl \"stop\": the whole ring, twice, ends with the last attempts\n"
@@ -41,6 +43,11 @@ static void print_usage(void)
 	      "        spliced pages read from a pipe after rmmod lrb (see pipe.c)\n"
 	      "  trace --chan NAME --dir DIR [--dir DIR2...] [--stats FILE] [--snapshot [--live]]\n"
 	      "        trace directories of lrb-record/lrb-receive, verified from their files\n"
+	      "  fault-load --ko PATH [--params \"P=V ...\"] [--chan NAME]\n"
+	      "        fail every allocation of loading the module in turn: ENOMEM,\n"
+	      "        nothing left behind (needs CONFIG_FAULT_INJECTION)\n"
+	      "  fault-open --chan NAME\n"
+	      "        the same for using cpu0, stats and metadata\n"
 	      "  selftest\n"
 	      "        the verifier against corrupted synthetic packets (host only)\n"
 	      "common options: --written FILE (client's counts, default "
@@ -78,6 +85,8 @@ int main(int argc, char **argv)
 		{ "pipe-outlive", vc_cmd_pipe_outlive, true },
 		{ "selftest", vc_cmd_selftest, false },
 		{ "trace", vc_cmd_trace, true },
+		{ "fault-load", vc_cmd_fault_load, false },
+		{ "fault-open", vc_cmd_fault_open, true },
 	};
 	struct vc_opts o = {
 		.via = "read",
@@ -119,6 +128,7 @@ int main(int argc, char **argv)
 			{ "--count", offsetof(struct vc_opts, count) },
 			{ "--interval-ms", offsetof(struct vc_opts, interval_ms) },
 			{ "--cpu", offsetof(struct vc_opts, cpu) },
+			{ "--fail-nth", offsetof(struct vc_opts, fail_nth) },
 		};
 
 		if (!strcmp(opt, "--live")) {
@@ -153,6 +163,10 @@ int main(int argc, char **argv)
 			o.stats = val;
 		} else if (!strcmp(opt, "--sync")) {
 			o.sync = val;
+		} else if (!strcmp(opt, "--ko")) {
+			o.ko = val;
+		} else if (!strcmp(opt, "--params")) {
+			o.params = val;
 		} else {
 			for (i = 0; i < ARRAY_SIZE(nums); i++)
 				if (!strcmp(opt, nums[i].opt))
@@ -174,6 +188,12 @@ int main(int argc, char **argv)
 			cmds[c].name);
 		return 2;
 	}
+	if (!strcmp(cmds[c].name, "fault-load") && !o.ko) {
+		fprintf(stderr, "lrb-vmcheck fault-load: give --ko PATH (the module to load)\n");
+		return 2;
+	}
+	if (!o.params)
+		o.params = "";
 	if (!strcmp(cmds[c].name, "consume"))
 		snprintf(name, sizeof(name), "consume-%s", o.via);
 	else

@@ -319,6 +319,10 @@ int vc_verify_file(struct vc_stream *s, const char *path);
  * @ndirs: their number
  * @stats: trace: a copy of the stats file taken after ctl "stop"
  * @live: trace: a snapshot taken while the writers ran: no accounting
+ * @ko: fault-load: the module file
+ * @params: fault-load: its parameters
+ * @fail_nth: consume: fail allocation 1..@fail_nth in turn of every call
+ *	on the cpu files (0: none)
  */
 #define VC_TRACE_DIRS 4
 struct vc_opts {
@@ -339,6 +343,9 @@ struct vc_opts {
 	unsigned int ndirs;
 	const char *stats;
 	bool live;
+	const char *ko;
+	const char *params;
+	unsigned int fail_nth;
 };
 
 int vc_cmd_consume(const struct vc_opts *o);
@@ -350,6 +357,8 @@ int vc_cmd_destroyed(const struct vc_opts *o);
 int vc_cmd_pipe_outlive(const struct vc_opts *o);
 int vc_cmd_selftest(const struct vc_opts *o);
 int vc_cmd_trace(const struct vc_opts *o);
+int vc_cmd_fault_load(const struct vc_opts *o);
+int vc_cmd_fault_open(const struct vc_opts *o);
 int vc_consume_selftest(const char *via, const char *dir, int fd,
 			struct vc_stream *st, long long *spliced);
 
@@ -364,5 +373,40 @@ void vc_account_all(struct vc_chan *ch, struct vc_stream *st,
 /* Touch @dir/@name; wait for @dir/@name to exist: 0 or -1 on timeout. */
 int vc_sync_touch(const char *dir, const char *name);
 int vc_sync_wait(const char *dir, const char *name, unsigned int timeout_s);
+
+/* --- injected allocation failures (faults.c) --- */
+
+/**
+ * struct vc_fault - a thread's /proc/thread-self/fail-nth
+ * @fd: the file, -1 when no failures are injected
+ * @next: vc_fault_arm_next() arms this allocation
+ * @max: and then cycles @next through 1..@max
+ * @pending: armed, and vc_fault_fired() not asked yet
+ * @streak: the calls failed from the last @streak armings in a row
+ * @armed: calls armed
+ * @fired: failures injected
+ * @enomem: calls that failed with ENOMEM from an injected failure
+ */
+struct vc_fault {
+	int fd;
+	unsigned int next;
+	unsigned int max;
+	bool pending;
+	unsigned int streak;
+	u64 armed;
+	u64 fired;
+	u64 enomem;
+};
+
+/* Open the calling thread's fail-nth; 0, or -1 (failure reported). */
+int vc_fault_open(struct vc_fault *f, unsigned int max);
+void vc_fault_close(struct vc_fault *f);
+/* Fail the @n-th allocation of this thread from now on. */
+void vc_fault_arm(struct vc_fault *f, unsigned int n);
+void vc_fault_arm_next(struct vc_fault *f);
+/* Disarm; true if the armed failure was injected. Keeps errno. */
+bool vc_fault_fired(struct vc_fault *f);
+/* After an armed call: true if it failed, with ENOMEM, from the injection. */
+bool vc_fault_retry(struct vc_fault *f, long ret, const char *what);
 
 #endif /* _LRB_VMCHECK_H */

@@ -233,13 +233,15 @@ wait_check() {
 # attempts per CPU and context (client PARAMs added), consumed through VIA
 # on every CPU from the first record to the end of file after destroy, with
 # exact accounting.
+# $CONSUME_OPTS, if set, are more options of lrb-vmcheck consume.
 consume_run() {
 	_via=$1
 	_max=$2
 	shift 2
 	load_lrb || return
 	load_client mode=discard autostart=0 max_records="$_max" "$@" || return
-	start_check consume consume --chan "$CHAN" --via "$_via"
+	# shellcheck disable=SC2086 # CONSUME_OPTS: options, split
+	start_check consume consume --chan "$CHAN" --via "$_via" ${CONSUME_OPTS:-}
 	wait_for 30 "the consumer to open its files" \
 		grep -q ': consuming ' "$LOGDIR/consume.log" || return
 	ctl start

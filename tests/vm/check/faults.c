@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation failures injected into lrb.ko by the kernel's fault injection
+ * (CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC): writing N to
+ * /proc/thread-self/fail-nth makes the N-th slab or page allocation of the
+ * calling thread fail, so a sweep over N fails every allocation a system
+ * call makes, one at a time. tests/vm/scenarios/65-faults.sh sets failslab
+ * and fail_page_alloc to consider sleeping allocations (GFP_KERNEL) and to
+ * fail nothing else.
+ *
+ *   fault-load --ko PATH [--params "P=V ..."] [--chan NAME]
+ *	every allocation of loading the module (with a client's params, the
+ *	channel it creates) fails in turn: the load must fail with ENOMEM
+ *	and leave nothing behind (no module, no device of channel NAME), or
+ *	succeed and unload cleanly; leaks are kmemleak's to find
+ *   fault-open --chan NAME
+ *	the same for opening and using the channel's files: cpu0 (open,
+ *	GET_INFO, mmap, GET_POSITIONS), stats and metadata (open, read);
+ *	after each failure the file still opens and reads as before
+ *
+ * consume --fail-nth K arms the n-th allocation (n = 1..K in turn) of every
+ * read, splice, GET_NEXT_SUBBUF and PUT_SUBBUF on the cpu files, and the
+ * exact accounting then proves that no record was lost to a failure.
+ */
+#include "vmcheck.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Give up a sweep that has not run out of allocations by then. */
+#define VC_SWEEP_MAX 20000
+
+int vc_fault_open(struct vc_fault *f, unsigned int max)
+{
+	*f = (struct vc_fault){ .next = 1, .max = max };
+	f->fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (f->fd < 0) {
+		vc_fail("open /proc/thread-self/fail-nth: %s: the kernel needs CONFIG_FAULT_INJECTION (make vmtest-debug)",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void vc_fault_close(struct vc_fault *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+static void vc_fault_write(struct vc_fault *f, unsigned int n)
+{
+	char s[16];
+	int len = snprintf(s, sizeof(s), "%u", n);
+
+	if (pwrite(f->fd, s, len, 0) != len) {
+		vc_fail("write %u to fail-nth: %s", n, strerror(errno));
+		exit(vc_report());
+	}
+}
+
+void vc_fault_arm(struct vc_fault *f, unsigned int n)
+{
+	vc_fault_write(f, n);
+	f->armed++;
+	f->pending = true;
+}
+
+/*
+ * Arm the next allocation of the cycle, unless the call failed from the
+ * last @max armings in a row: its allocations before the one it is
+ * waiting for are then all covered, and it runs without a failure once.
+ */
+void vc_fault_arm_next(struct vc_fault *f)
+{
+	if (f->streak >= f->max) {
+		f->streak = 0;
+		return;
+	}
+	vc_fault_arm(f, f->next);
+	f->next = f->next % f->max + 1;
+}
+
+bool vc_fault_fired(struct vc_fault *f)
+{
+	int err = errno;
+	char s[16] = "";
+	bool fired;
+
+	if (!f->pending)
+		return false;
+	f->pending = false;
+	if (pread(f->fd, s, sizeof(s) - 1, 0) <= 0) {
+		vc_fail("read fail-nth: %s", strerror(errno));
+		exit(vc_report());
+	}
+	/* 0: the armed failure happened; else disarm what is left */
+	fired = atoi(s) == 0;
+	if (fired)
+		f->fired++;
+	else
+		vc_fault_write(f, 0);
+	errno = err;
+	return fired;
+}
+
+/*
+ * After a call armed with vc_fault_arm_next() that returned @ret: true if
+ * it failed because of the injected failure, as it must, with ENOMEM (then
+ * the caller repeats it); false if it was not the injected failure, or
+ * was with another error (reported here).
+ */
+bool vc_fault_retry(struct vc_fault *f, long ret, const char *what)
+{
+	int err = errno;
+
+	if (f->fd < 0 || !vc_fault_fired(f) || ret >= 0) {
+		f->streak = 0;
+		return false;
+	}
+	if (err == ENOMEM) {
+		f->enomem++;
+		f->streak++;
+		return true;
+	}
+	vc_fail("%s: an injected allocation failure gave %s, want ENOMEM",
+		what, strerrorname_np(err));
+	errno = err;
+	return false;
+}
+
+static int vc_finit_module(int fd, const char *params)
+{
+	return syscall(SYS_finit_module, fd, params, 0);
+}
+
+static int vc_delete_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK);
+}
+
+static bool vc_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+/* Wait up to a second for @path to be gone (a failed load tears down). */
+static bool vc_gone(const char *path)
+{
+	int i;
+
+	for (i = 0; i < 100 && vc_exists(path); i++)
+		vc_sleep_ms(10);
+	return !vc_exists(path);
+}
+
+/*
+ * A failed load must leave neither the module nor the channel's device;
+ * a load that got over its failure must have created the device. That is
+ * its sysfs entry: devtmpfs makes the /dev node on a best-effort basis,
+ * and the kernel does not report a node it could not make.
+ */
+static bool vc_load_clean(const char *name, unsigned int n, int r,
+			  const char *mod, const char *sys)
+{
+	if (r)
+		return vc_check(vc_gone(mod), "load %s, allocation %u failed: %s still exists",
+				name, n, mod) &&
+		       vc_check(!*sys || vc_gone(sys),
+				"load %s, allocation %u failed: %s still exists",
+				name, n, sys);
+	return vc_check(!*sys || vc_exists(sys),
+			"%s loaded after allocation %u failed, without %s",
+			name, n, sys);
+}
+
+int vc_cmd_fault_load(const struct vc_opts *o)
+{
+	char name[64], mod[128], sys[192] = "";
+	const char *base = strrchr(o->ko, '/');
+	u64 enomem = 0, tolerated = 0;
+	struct vc_fault f;
+	unsigned int n;
+	bool fired, clean = true;
+	int fd, r;
+
+	base = base ? base + 1 : o->ko;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
+	snprintf(mod, sizeof(mod), "/sys/module/%s", name);
+	if (o->chan)
+		snprintf(sys, sizeof(sys), "/sys/class/lrb/lrb!%s!cpu0",
+			 o->chan);
+	fd = open(o->ko, O_RDONLY | O_CLOEXEC);
+	if (!vc_check(fd >= 0, "open %s: %s", o->ko, strerror(errno)) ||
+	    !vc_check(!vc_exists(mod), "%s is loaded: unload it first", name) ||
+	    vc_fault_open(&f, 1))
+		return vc_report();
+	for (n = 1; clean && n <= VC_SWEEP_MAX; n++) {
+		vc_fault_arm(&f, n);
+		r = vc_finit_module(fd, o->params);
+		fired = vc_fault_fired(&f);
+		if (r && !vc_check(fired && errno == ENOMEM,
+				   "load %s, allocation %u %s: %s, want %s",
+				   name, n, fired ? "failed" : "not reached",
+				   strerrorname_np(errno),
+				   fired ? "ENOMEM" : "success"))
+			break;
+		clean = vc_load_clean(name, n, r, mod, sys);
+		if (!r && !vc_check(!vc_delete_module(name), "unload %s: %s",
+				    name, strerror(errno)))
+			break;
+		if (r)
+			enomem++;
+		else if (fired)
+			tolerated++;	/* a failure the load got over */
+		else
+			break;
+	}
+	vc_check(n <= VC_SWEEP_MAX,
+		 "load %s still allocated after %u allocations", name, n - 1);
+	vc_info("load %s: allocations 1 to %u failed in turn: %llu loads failed with ENOMEM, %llu succeeded anyway",
+		name, n - 1, (ull)enomem, (ull)tolerated);
+	vc_fault_close(&f);
+	close(fd);
+	return vc_report();
+}
+
+/* What fault-open does with one file; ENOMEM from any step is clean. */
+enum vc_use { USE_CPU, USE_TEXT };
+
+/*
+ * Use @path as @use says; return 0, the errno of the first step that
+ * failed, and in @text (USE_TEXT) what was read, malloc'd.
+ */
+static int vc_use_file(const char *path, enum vc_use use, char **text)
+{
+	struct lrb_buf_info info;
+	struct lrb_positions pos;
+	int fd, err = 0;
+	void *map;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return errno;
+	if (use == USE_TEXT) {
+		size_t len = 0, cap = 65536;
+		ssize_t r;
+
+		*text = calloc(1, cap);
+		while (*text && len < cap - 1 &&
+		       (r = read(fd, *text + len, cap - 1 - len)) != 0) {
+			if (r < 0) {
+				err = errno;
+				break;
+			}
+			len += r;
+		}
+	} else if (ioctl(fd, LRB_IOC_GET_INFO, &info)) {
+		err = errno;
+	} else {
+		map = mmap(NULL, info.mmap_len, PROT_READ, MAP_SHARED, fd, 0);
+		if (map == MAP_FAILED)
+			err = errno;
+		else if (ioctl(fd, LRB_IOC_GET_POSITIONS, &pos))
+			err = errno;
+		if (map != MAP_FAILED)
+			munmap(map, info.mmap_len);
+	}
+	close(fd);
+	return err;
+}
+
+static void vc_fault_open_file(struct vc_fault *f, const char *chan,
+			       const char *file, enum vc_use use)
+{
+	char path[256], *ref = NULL, *text = NULL;
+	u64 enomem = 0;
+	unsigned int n;
+	bool fired;
+	int err;
+
+	vc_chan_path(path, sizeof(path), chan, file);
+	err = vc_use_file(path, use, &ref);
+	if (!vc_check(!err, "%s before any failure: %s", path, strerror(err)))
+		goto out;
+	for (n = 1; n <= VC_SWEEP_MAX; n++) {
+		vc_fault_arm(f, n);
+		err = vc_use_file(path, use, &text);
+		fired = vc_fault_fired(f);
+		free(text);
+		text = NULL;
+		if (!vc_check(!err || (fired && err == ENOMEM),
+			      "%s, allocation %u %s: %s, want %s", path, n,
+			      fired ? "failed" : "not reached",
+			      strerrorname_np(err), fired ? "ENOMEM" : "success"))
+			break;
+		enomem += !!err;
+		/* then it works as before: no reader left busy, same text */
+		err = vc_use_file(path, use, &text);
+		if (!vc_check(!err, "%s after allocation %u failed: %s", path,
+			      n, strerror(err)) ||
+		    !vc_check(use != USE_TEXT || !strcmp(text, ref),
+			      "%s reads differently after allocation %u failed",
+			      path, n))
+			break;
+		free(text);
+		text = NULL;
+		if (!fired)
+			break;
+	}
+	vc_check(n <= VC_SWEEP_MAX, "%s still allocated after %u allocations",
+		 path, n - 1);
+	vc_info("%s: %u allocations failed in turn, %llu times with ENOMEM",
+		path, n - 1, (ull)enomem);
+out:
+	free(ref);
+	free(text);
+}
+
+int vc_cmd_fault_open(const struct vc_opts *o)
+{
+	struct vc_fault f;
+
+	if (vc_fault_open(&f, 1))
+		return vc_report();
+	vc_fault_open_file(&f, o->chan, "cpu0", USE_CPU);
+	vc_fault_open_file(&f, o->chan, "stats", USE_TEXT);
+	vc_fault_open_file(&f, o->chan, "metadata", USE_TEXT);
+	vc_fault_close(&f);
+	return vc_report();
+}
