@@ -25,6 +25,8 @@
 #                   (scripts/debug-kernel.sh, built once); any report fails
 #   make fuzz-vm    the syscall fuzzer of lrb.ko's files in the VM for
 #                   DURATION (default 10m; CI: DURATION=60s)
+#   make verify     model-check the reserve/commit/switch/reader protocol
+#                   with spin (tests/model)
 #   make install    PREFIX=/usr/local (DESTDIR= honoured)
 
 CC ?= gcc
@@ -54,7 +56,7 @@ CFLAGS_tsan := -O1 -fsanitize=thread
 .PHONY: all lib tools tools-static setup demo demo-user check test-user fuzz \
 	module \
 	module-clean bench icount \
-	kunit kunit-debug vmtest vmtest-debug fuzz-vm install clean
+	kunit kunit-debug vmtest vmtest-debug fuzz-vm verify install clean
 all: lib
 
 define variant
@@ -198,6 +200,12 @@ vmtest-debug: setup
 # in the VM of make vmtest, for DURATION; logs in build/fuzzvm/.
 fuzz-vm: setup
 	@KDIR="$(KDIR)" tests/fuzz/vm/run.sh $(or $(DURATION),10m)
+
+# The spin model of the write and read protocol (tests/model/lrb.pml):
+# every good configuration searched exhaustively, every known-bad variant
+# must fail; work files in build/model/.
+verify: setup
+	@tests/model/verify.sh
 
 # lrb-dump under libFuzzer for FUZZ_SECONDS (default 600; make check runs
 # 60 s), the corpus kept in build/fuzz/corpus.

@@ -19,10 +19,11 @@ esac
 
 # babeltrace2 reads the CTF traces of the tests and make demo, which plots
 # with gnuplot; clang and its runtime fuzz lrb-dump (tests/fuzz); valgrind
-# counts the fast path's instructions (tests/bench/icount).
+# counts the fast path's instructions (tests/bench/icount); spin checks the
+# protocol's model (tests/model).
 packages=(build-essential pkg-config liburcu-dev linux-libc-dev sparse rsync
 	  linux-source-6.12 xz-utils babeltrace2 gnuplot-nox clang
-	  libclang-rt-14-dev valgrind)
+	  libclang-rt-14-dev valgrind spin)
 # KUnit (scripts/kunit.sh): a kernel build from linux-source-6.12, kunit.py,
 # and qemu for the x86_64 runs (qboot.rom comes with qemu-system-data).
 # Installed without Recommends: qemu would otherwise pull in a desktop.

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run the lrb test suite: user-space unit and stress tests (release, ASan +
 # UBSan, TSan), the fast path's instruction counts under callgrind
-# (tests/bench/icount), the kernel build of the core, the style checks, and
-# the KUnit suites in a UML kernel and in an x86_64 kernel under qemu with 4
-# CPUs. Every program ends with "N passed, M failed"; this sums them and
-# ends the same way. Exit status is non-zero if anything failed.
+# (tests/bench/icount), the spin model of the protocol (tests/model), the
+# kernel build of the core, the style checks, and the KUnit suites in a UML
+# kernel and in an x86_64 kernel under qemu with 4 CPUs. Every program ends
+# with "N passed, M failed"; this sums them and ends the same way. Exit
+# status is non-zero if anything failed.
 #
 # FUZZ_SECONDS sets the fuzzing time of lrb-dump (60; make fuzz for more).
 # LRB_KUNIT=0 leaves the KUnit kernels out (they take minutes on a fresh
@@ -97,6 +98,7 @@ run "lrb-record, lrb-receive (host)" tests/tools/test-record.sh
 run "lrb-dump, lrb-stats (host, ASan)" tests/tools/test-dump.sh
 run "fuzz lrb-dump ${FUZZ_SECONDS:-60}s (libFuzzer)" tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 run "icount (callgrind)" tests/bench/icount/check.sh
+run "verify (spin model)" tests/model/verify.sh
 run "kernel build (W=1, no warnings)" tests/kernel-build.sh
 run "style (checkpatch, sparse)" tests/style.sh
 if [ "${LRB_KUNIT:-1}" != 0 ]; then

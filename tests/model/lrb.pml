@@ -1,0 +1,1096 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0
+ *
+ * Spin model of lrb's write and read protocol: reserve (fast and slow
+ * path), write, commit, try-discard, the sub-buffer switch, flush, and the
+ * reader's take and release, in discard or overwrite mode. Each inline is
+ * named after the C function it stands for; Documentation/design.rst
+ * ("The spin model") maps them to the code. tests/model/verify.sh runs
+ * every configuration; by hand:
+ *
+ *   spin -a -DOVERWRITE lrb.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
+ *
+ * Processes:
+ *   writer _pid 0  the task writer of CPU 0;
+ *   writer _pid 1  an interrupt on CPU 0. While it runs (in_irq) the task
+ *                  is frozen, so it lands between any two steps of the
+ *                  task. It writes records, may flush (the switch timer),
+ *                  and flushes once more when every other writer is done
+ *                  (channel teardown);
+ *   writer _pid 2  with -DREMOTE, a writer on CPU 1 (a global buffer, or
+ *                  user-space threads sharing a buffer), fully concurrent;
+ *   reader         takes, reads and releases sub-buffers until the writers
+ *                  are done, then drains the buffer and checks the
+ *                  accounting; with -DSNAPSHOT it also takes snapshots.
+ *
+ * Every access to shared state is one atomic step, as in lrb (local_t,
+ * atomic_long_t, or a store to bytes the writer owns). The model is
+ * sequentially consistent: it does not check the barriers.
+ *
+ * Positions count units, not bytes: a sub-buffer holds S units, the packet
+ * header takes one, a record one (compact header) or two (extended: header
+ * unit, then payload unit), chosen from the clock as lrb_header_len()
+ * does. Every record is aligned, so lrb_align() is the identity.
+ *
+ * Known-bad variants; each must make the verification fail:
+ *   -DBAD_COMMIT_EARLY   commit a record before storing its payload
+ *   -DBAD_NO_SWAP        the overwrite reader reads the ring's slot in
+ *                        place instead of swapping its spare in
+ *   -DBAD_NO_GEN         lrb_try_discard() keeps the generation
+ *   -DBAD_NO_LAP_TAG     lrb_deliver() sets noref without checking the lap
+ *   -DBAD_NO_WRAP_CHECK  lrb_check_space() skips the commit count test
+ *   -DBAD_NO_FULL_CHECK  discard mode: lrb_check_space() skips the reader
+ *   -DBAD_WRITER_WAITS   a writer retries, instead of counting a loss,
+ *                        until the sub-buffer it needs is free
+ *   -DBAD_WRITER_BLOCKS  a writer blocks until the reader frees space
+ */
+
+/* Geometry: NSB sub-buffers of S units; positions stay below 64. */
+#define S		4
+#define SB_ORDER	2
+#define NSB		2
+#define BUFSZ		8	/* S * NSB */
+#define H		1	/* packet header units */
+#define NSLOT		3	/* the ring's slots, plus the reader's spare */
+#define NSEQ		16	/* packets below position 64 */
+
+#define IDX(p)		(((p) >> SB_ORDER) & (NSB - 1))
+#define LAP(p)		((p) >> 3)
+#define SBOFF(p)	((p) & (S - 1))
+#define SEQ(p)		((p) >> SB_ORDER)
+
+/* buf->offset: write position in bits 0-5, discard generation in 6-7 */
+#define POS(o)		((o) & 63)
+#define GEN(o)		((o) >> 6)
+#define OFF(p, g)	(((g) << 6) | (p))
+
+/* buf->wsb[]: slot in bits 0-1, noref in bit 2, lap tag above */
+#define W_SLOT(w)	((w) & 3)
+#define W_NOREF		4
+#define W_TAG(lap)	((lap) << 3)
+#define W_HIGH(w)	((w) & 252)
+
+/* lrb_commit_done(): counts and positions never wrap in the model */
+#define DONE(cc, lap)	((cc) == (lap) * S)
+
+/* A unit of the pages: the position it was stored for, and what it is. */
+#define K_PART		0	/* one-unit record whose payload is not stored */
+#define K_REC		1	/* first unit of a complete record */
+#define K_DATA		2	/* packet header, or a record's payload unit */
+#define K_PAD		3	/* padding of lrb_close_packet() */
+#define UNIT(p, k)	(((p) << 2) | (k))
+
+/* Errors, operations, processes */
+#define ENOBUFS		1
+#define EAGAIN		2
+#define RETRY		3	/* lrb_plan_slot() returning 1, a failed CAS */
+#define OP_RECORD	0
+#define OP_FLUSH	1
+#define TASK		0
+#define IRQ		1
+#ifdef REMOTE
+#define NW		3
+#else
+#define NW		2
+#endif
+
+/* Work per process */
+#ifndef NT
+#define NT		2	/* task records */
+#endif
+#ifndef NI
+#define NI		2	/* interrupt records */
+#endif
+#ifndef NR
+#define NR		1	/* remote records */
+#endif
+#ifndef NFLUSH
+#define NFLUSH		1	/* switch-timer flushes in interrupt context */
+#endif
+#ifndef NSNAP
+#define NSNAP		1	/* snapshots (-DSNAPSHOT) */
+#endif
+#ifndef DISCARDERS
+#define DISCARDERS	7	/* writers that may call lrb_try_discard() */
+#endif
+#define NREC(p)		((p) == TASK -> NT : ((p) == IRQ -> NI : NR))
+
+/* struct lrb_buf */
+byte offset;
+byte commit[NSB];
+byte wsb[NSB];
+byte lost_full;
+byte lost_wrap;
+byte records;
+byte consumed;
+byte lost_packets;
+byte spare;			/* reader-private fields */
+bool holding;
+bool held_consuming;
+byte held_pos;
+byte held_slot;
+/* the pages: NSLOT slots of S units, and their packet header fields */
+byte page[NSLOT * S];
+byte ph_seq[NSLOT];		/* packet_seq_num, by the opener */
+byte ph_content[NSLOT];		/* content_size, by the closer */
+byte ph_disc[NSLOT];		/* events_discarded, by the closer */
+
+bool ready;			/* lrb_buf_alloc() done */
+bool waiting;			/* the reader is in a test or asleep */
+bool woken;			/* lrb_port_wake() since the test began */
+#define WAKE	if :: waiting -> woken = 1 :: else fi	/* lrb_port_wake() */
+bool in_irq;			/* CPU 0 runs the interrupt */
+byte done;			/* writers finished */
+/* ghost state for the checks */
+byte ndiscarded;		/* reservations taken back */
+byte nlost;			/* records refused */
+byte recs_in_seq[NSEQ];		/* records committed, per packet */
+
+/*
+ * Timestamps: the clock (the value its next read returns), buf->last_tsc,
+ * the timestamp of the last record in buffer order (ghost), and per
+ * writer ctx->tsc and the last-record timestamp its reservation replaced.
+ * Only their order and differences below 2^TSC_BITS matter (to
+ * lrb_header_len() and to the order check), so after each change they
+ * are renamed to the smallest values keeping both: runs that differ only
+ * in how far the clock went make one state.
+ */
+#define TSC_BITS	1
+#define CAP		(1 << TSC_BITS)
+#define DEAD		255
+#define NTS		(3 + 2 * NW)
+byte ts[NTS];
+#define CLK		ts[0]
+#define LAST_TSC	ts[1]
+#define TAIL_TSC	ts[2]
+#define TSC		ts[3 + _pid]
+#define CTAIL		ts[3 + NW + _pid]
+
+/* lrb_header_len(): compact if 0 <= tsc - last_tsc < 2^TSC_BITS */
+#define HEADER_LEN(t, l) (((t) >= (l) && (t) - (l) < CAP) -> 1 : 2)
+
+/* Rename timestamps (inside a d_step; the caller declares nz_*). */
+inline normalize_ts()
+{
+	nz_mask = 0;
+	nz_first = 1;
+	do
+	:: nz_v = DEAD;		/* smallest live value not renamed yet */
+		nz_i = 0;
+		do
+		:: nz_i < NTS ->
+			if
+			:: ts[nz_i] < nz_v && !(nz_mask & (1 << nz_i)) ->
+				nz_v = ts[nz_i]
+			:: else
+			fi;
+			nz_i++
+		:: else -> break
+		od;
+		if
+		:: nz_v == DEAD -> break
+		:: else
+		fi;
+		if
+		:: nz_first -> nz_new = 0
+		:: !nz_first && nz_v - nz_prev < CAP -> nz_new = nz_new + nz_v - nz_prev
+		:: else -> nz_new = nz_new + CAP
+		fi;
+		nz_prev = nz_v;
+		nz_first = 0;
+		nz_i = 0;
+		do
+		:: nz_i < NTS ->
+			if
+			:: ts[nz_i] == nz_v && !(nz_mask & (1 << nz_i)) ->
+				ts[nz_i] = nz_new;
+				nz_mask = nz_mask | (1 << nz_i)
+			:: else
+			fi;
+			nz_i++
+		:: else -> break
+		od
+	od;
+	nz_mask = 0; nz_first = 0; nz_v = 0; nz_i = 0; nz_new = 0; nz_prev = 0
+}
+
+/*
+ * May a writer store into slot s for position p? Never into pages the
+ * reader holds; in discard mode never a lap ahead of the read position;
+ * in overwrite mode only into the slot the ring maps p to, claimed for
+ * the lap of p and not delivered.
+ */
+#ifdef OVERWRITE
+#define MAY_STORE(p, s) (!(holding && held_slot == (s)) && \
+			 wsb[IDX(p)] == ((s) | W_TAG(LAP(p))))
+#else
+#define MAY_STORE(p, s) (!(holding && held_slot == (s)) && \
+			 (s) == IDX(p) && (p) < consumed + BUFSZ)
+#endif
+
+/*
+ * Named checks: assert(name) makes spin's report say which property
+ * failed. Each is set, asserted and cleared in one atomic step.
+ */
+#define CHECK(name, e)	name = (e); assert(name); name = 0
+bool writer_owns_pages, ts_in_buffer_order, within_model_bounds;
+bool loss_as_documented, consumed_never_back, packet_of_this_lap;
+bool content_size_sane, records_complete, padding_after_content;
+bool packet_has_its_records, reader_never_goes_back, accounting_exact;
+
+/* Store unit value v at position p of slot s: a plain store. */
+#define STORE(p, s, v)	CHECK(writer_owns_pages, MAY_STORE(p, s)); \
+			page[(s) * S + SBOFF(p)] = (v)
+
+/*
+ * A record is placed by a successful compare-and-swap on offset; its
+ * timestamp must not be older than that of the record before it.
+ */
+#define PLACE(o, new)	offset == (o) -> offset = (new); \
+			CHECK(ts_in_buffer_order, TSC >= TAIL_TSC); \
+			CHECK(within_model_bounds, POS(new) < 64); \
+			CTAIL = TAIL_TSC; TAIL_TSC = TSC
+
+/*
+ * Writer steps, on the locals every writer declares (WRITER_LOCALS).
+ */
+
+/* cfg->cb.clock_read(), then lrb_header_len() on buf->last_tsc */
+inline read_clock()
+{
+	d_step {
+		TSC = CLK;
+		CLK++;
+		CHECK(within_model_bounds, CLK < DEAD);
+		normalize_ts()
+	}
+	hl = HEADER_LEN(TSC, LAST_TSC)
+}
+
+/* lrb_claim_slow(): mark the entry as written in the lap of @p */
+inline lrb_claim_slow(p, sl)
+{
+	w = wsb[IDX(p)];
+	do
+	:: W_HIGH(w) == W_TAG(LAP(p)) ->
+		sl = W_SLOT(w);
+		break
+	:: else ->
+		d_step {	/* lrb_atomic_cmpxchg(&buf->wsb[idx], w, new) */
+			old = wsb[IDX(p)];
+			if
+			:: old == w -> wsb[IDX(p)] = W_SLOT(w) | W_TAG(LAP(p))
+			:: else
+			fi
+		}
+		if
+		:: old == w ->
+			sl = W_SLOT(w);
+			break
+		:: else ->
+			w = old
+		fi
+	od
+}
+
+/* lrb_claim(): the slot of @p, claimed for its lap */
+inline lrb_claim(p, sl)
+{
+	w = wsb[IDX(p)];
+	if
+	:: W_HIGH(w) == W_TAG(LAP(p)) ->
+		sl = W_SLOT(w)
+	:: else ->
+		lrb_claim_slow(p, sl)
+	fi;
+	w = 0;
+	old = 0
+}
+
+/* lrb_writer_pages(), and lrb_open_record()'s choice of pages */
+inline lrb_writer_pages(p, sl)
+{
+#ifdef OVERWRITE
+	lrb_claim(p, sl)
+#else
+	sl = IDX(p)
+#endif
+}
+
+/* lrb_deliver(): overwrite mode sets noref, if the entry is still @p's lap */
+inline lrb_deliver(p)
+{
+#ifdef OVERWRITE
+	w = wsb[IDX(p)];
+#ifndef BAD_NO_LAP_TAG
+	if
+	:: W_HIGH(w) == W_TAG(LAP(p)) ->
+#endif
+		d_step {	/* and lrb_port_wake(), if it delivered */
+			if
+			:: wsb[IDX(p)] == w -> wsb[IDX(p)] = w | W_NOREF; WAKE
+			:: else
+			fi
+		}
+#ifndef BAD_NO_LAP_TAG
+	:: else
+	fi;
+#endif
+	w = 0
+#else
+	skip	/* lrb_port_wake(): see lrb_get_next_subbuf() */
+#endif
+}
+
+/*
+ * lrb_commit_bytes(), and the add of lrb_commit(): deliver if complete.
+ * For a record (@rec 1), lrb_commit()'s increment of buf->records, which
+ * nothing reads before the end, is folded into this step.
+ */
+inline lrb_commit_add(p, nu, rec)
+{
+	d_step {
+		commit[IDX(p)] = commit[IDX(p)] + nu;
+		cc = commit[IDX(p)];
+		records = records + rec;
+		recs_in_seq[SEQ(p)] = recs_in_seq[SEQ(p)] + rec
+	}
+	if
+	:: DONE(cc, LAP(p) + 1) -> lrb_deliver(p)
+	:: else
+	fi;
+	cc = 0
+}
+
+/* lrb_end_packet(): the closer's header fields */
+inline lrb_end_packet(p, sl, content, disc)
+{
+	d_step {
+		CHECK(writer_owns_pages, MAY_STORE(p, sl));
+		ph_content[sl] = content;
+		ph_disc[sl] = disc
+	}
+}
+
+/* lrb_close_packet(): end the packet at @p, pad and commit the rest */
+inline lrb_close_packet(p, disc)
+{
+	lrb_writer_pages(p, sl);
+	lrb_end_packet(p, sl, SBOFF(p), disc);
+	d_step {	/* lrb_pages_fill(pages, content, NULL, pad) */
+		u = SBOFF(p);
+		do
+		:: u < S ->
+			STORE(p - SBOFF(p) + u, sl, UNIT(p - SBOFF(p) + u, K_PAD));
+			u++
+		:: else -> break
+		od;
+		u = 0
+	}
+	lrb_commit_add(p, S - SBOFF(p), 0);
+	sl = 0
+}
+
+/* lrb_push_reader(): overwrite mode, move the reader past @start's lap */
+inline lrb_push_reader(start)
+{
+	if
+	:: start + S > BUFSZ ->
+		want = start + S - BUFSZ;
+		c = consumed;
+		do
+		:: want > c ->
+			d_step {	/* lrb_atomic_cmpxchg(&buf->consumed, c, want) */
+				old = consumed;
+				if
+				:: old == c -> consumed = want
+				:: else
+				fi
+			}
+			if
+			:: old == c ->
+				d_step {	/* and lrb_port_wake() */
+					lost_packets = lost_packets + ((want - c) >> SB_ORDER);
+					WAKE
+				}
+				break
+			:: else ->
+				c = old
+			fi
+		:: else -> break
+		od
+	:: else
+	fi;
+	want = 0;
+	c = 0;
+	old = 0
+}
+
+/* lrb_open_packet(): the opener's header fields, commit the header */
+inline lrb_open_packet(start)
+{
+#ifdef OVERWRITE
+	lrb_push_reader(start);
+#endif
+	lrb_writer_pages(start, sl);
+	d_step {
+		STORE(start, sl, UNIT(start, K_DATA));
+		ph_seq[sl] = SEQ(start)
+	}
+	lrb_commit_add(start, H, 0);
+	sl = 0
+}
+
+/* lrb_check_space(): may a writer open the packet at @start? */
+inline lrb_check_space(start)
+{
+#if !defined(OVERWRITE) && !defined(BAD_NO_FULL_CHECK)
+#ifdef BAD_WRITER_BLOCKS
+	start - consumed < BUFSZ;
+#endif
+	if
+	:: start - consumed >= BUFSZ -> ret = ENOBUFS
+	:: else
+	fi;
+#endif
+	if
+	:: ret == 0 ->
+#ifndef BAD_NO_WRAP_CHECK
+		cc = commit[IDX(start)];
+		if
+		:: !DONE(cc, LAP(start)) -> ret = EAGAIN
+		:: else
+		fi;
+		cc = 0
+#else
+		skip
+#endif
+	:: else
+	fi
+}
+
+/* lrb_count_lost(): which error each mode can count is checked too */
+inline lrb_count_lost()
+{
+#ifdef OVERWRITE
+	d_step {
+		CHECK(loss_as_documented, ret == EAGAIN);
+		lost_wrap++;
+		nlost++
+	}
+#else
+	d_step {	/* the reader test fails first */
+		CHECK(loss_as_documented, ret == ENOBUFS);
+		lost_full++;
+		nlost++
+	}
+#endif
+}
+
+/* lrb_plan_slot(): ret 0 (a plan), a loss, or RETRY */
+inline lrb_plan_slot()
+{
+	ret = 0;
+	p_off = offset;
+	p_old = POS(p_off);
+	read_clock();
+	/* -EMSGSIZE cannot happen: a record takes at most S - H units */
+	p_open = (SBOFF(p_old) == 0);
+	p_close = (SBOFF(p_old) != 0 && SBOFF(p_old) + hl > S);
+	p_begin = p_old;
+	if
+	:: p_close ->
+		p_begin = (p_old | (S - 1)) + 1;
+		p_open = 1
+	:: else
+	fi;
+	if
+	:: p_open ->
+		p_start = p_begin;
+		lrb_check_space(p_start);
+		if
+		:: ret != 0 ->
+			if
+#ifndef BAD_WRITER_WAITS
+			:: offset == p_off
+#endif
+			:: else -> ret = RETRY
+			fi
+		:: else ->
+			p_begin = p_begin + H
+		fi
+	:: else
+	fi;
+	if
+	:: ret == 0 ->
+		p_end = p_begin + hl;
+		p_disc = lost_full + lost_wrap	/* lrb_buf_lost() */
+	:: else
+	fi
+}
+
+/* lrb_reserve(): the fast path, else lrb_reserve_slow() */
+inline lrb_reserve()
+{
+	o = offset;
+	prev = POS(o);
+	begin = prev;
+	if
+	:: SBOFF(begin) == 0 -> goto slow
+	:: else
+	fi;
+	read_clock();
+	end = begin + hl;
+	if
+	:: (begin ^ end) >> SB_ORDER -> goto slow
+	:: else
+	fi;
+	gen = GEN(o);
+	d_step {	/* lrb_v_cmpxchg(&buf->offset, o, end | gen) */
+		if
+		:: PLACE(o, OFF(end, gen)); ret = 0
+		:: else -> ret = RETRY
+		fi
+	}
+	if
+	:: ret == 0 -> goto record
+	:: else -> ret = 0
+	fi;
+slow:
+	lrb_reserve_slow()
+}
+
+/* lrb_reserve_slow(): plan and compare-and-swap until placed or lost */
+inline lrb_reserve_slow()
+{
+	do
+	:: lrb_plan_slot();
+		if
+		:: ret == ENOBUFS || ret == EAGAIN ->
+			lrb_count_lost();
+			goto out
+		:: ret == RETRY ->
+			ret = 0
+		:: ret == 0 ->
+			gen = GEN(p_off);
+			d_step {
+				if
+				:: PLACE(p_off, OFF(p_end, gen))
+				:: else -> ret = RETRY
+				fi
+			}
+			if
+			:: ret == 0 -> break
+			:: else -> ret = 0
+			fi
+		fi
+	od
+}
+
+/* lrb_switch_packet(): close the packet being filled, if it has a record */
+inline lrb_switch_packet()
+{
+	do
+	:: p_off = offset;
+		p_old = POS(p_off);
+		if
+		:: SBOFF(p_old) <= H -> goto out
+		:: else
+		fi;
+		p_end = (p_old | (S - 1)) + 1;
+		p_disc = lost_full + lost_wrap;
+		d_step {
+			if
+			:: offset == p_off -> offset = OFF(p_end, GEN(p_off)); ret = 0
+			:: else -> ret = RETRY
+			fi
+		}
+		if
+		:: ret == 0 -> break
+		:: else -> ret = 0
+		fi
+	od;
+	p_close = 1
+}
+
+/*
+ * The rest of lrb_reserve_slow() and lrb_switch_packet(), after the
+ * compare-and-swap that moved the position.
+ */
+inline lrb_switched()
+{
+	if
+	:: p_close -> lrb_close_packet(p_old, p_disc)
+	:: else
+	fi;
+	if
+	:: op == OP_FLUSH -> goto out
+	:: else
+	fi;
+	if
+	:: p_open -> lrb_open_packet(p_start)
+	:: else
+	fi;
+	prev = (p_open -> p_begin : p_old);
+	begin = p_begin;
+	end = p_end;
+	if
+	:: SBOFF(p_end) == 0 ->	/* exact fill: the record closes its packet */
+		lrb_writer_pages(p_begin, sl);
+		lrb_end_packet(p_begin, sl, S, p_disc);
+		sl = 0
+	:: else
+	fi
+}
+
+/* lrb_open_record(): the pages of the slot, and the record header */
+inline lrb_open_record()
+{
+	lrb_writer_pages(begin, slot);
+	d_step {
+		STORE(begin, slot, UNIT(begin, (hl == 1 -> K_PART : K_REC)))
+	}
+}
+
+/* lrb_write(): the payload */
+inline lrb_write()
+{
+	if
+	:: hl == 1 -> d_step { STORE(begin, slot, UNIT(begin, K_REC)) }
+	:: else -> d_step { STORE(begin + 1, slot, UNIT(begin + 1, K_DATA)) }
+	fi
+}
+
+/* lrb_commit() */
+inline lrb_commit()
+{
+	d_step {
+		LAST_TSC = TSC;
+		normalize_ts()
+	}
+	lrb_commit_add(begin, end - begin, 1)
+}
+
+/* lrb_try_discard(): take the reservation back if it is the last one */
+#ifdef BAD_NO_GEN
+#define NEXT_GEN(g)	(g)
+#else
+#define NEXT_GEN(g)	(((g) + 1) & 3)
+#endif
+inline lrb_try_discard()
+{
+	d_step {
+		if
+		:: offset == OFF(end, gen) ->
+			offset = OFF(prev, NEXT_GEN(gen));
+			TAIL_TSC = CTAIL;
+			ndiscarded++;
+			ret = 0
+		:: else ->
+			ret = EAGAIN	/* -EBUSY: the caller commits */
+		fi
+	}
+}
+
+#define WRITER_LOCALS \
+	byte n, op, nflush, o, prev, begin, end, hl, gen, slot; \
+	byte sl, w, old, cc, c, want, u, ret; \
+	byte p_off, p_old, p_start, p_begin, p_end, p_disc; \
+	bool p_open, p_close, final; \
+	byte nz_i, nz_v, nz_prev, nz_new; \
+	bool nz_first; \
+	short nz_mask
+
+active [NW] proctype writer() provided (ready && (_pid != TASK || !in_irq))
+{
+	WRITER_LOCALS;
+
+next:
+	atomic {
+		if
+		:: n < NREC(_pid) ->
+			op = OP_RECORD
+		:: _pid == IRQ && nflush < NFLUSH ->
+			op = OP_FLUSH;
+			nflush++
+		:: _pid == IRQ && n == NREC(_pid) && !final && done == NW - 1 ->
+			op = OP_FLUSH;	/* teardown: the last flush */
+			final = 1
+		:: (_pid != IRQ || final) && n == NREC(_pid) ->
+			goto finish
+		fi;
+		if
+		:: _pid == IRQ -> in_irq = 1	/* the interrupt arrives */
+		:: else
+		fi
+	}
+	if
+	:: op == OP_FLUSH ->
+		lrb_switch_packet();
+		goto switched
+	:: else
+	fi;
+	lrb_reserve();
+switched:
+	lrb_switched();
+record:
+	lrb_open_record();
+#ifdef BAD_COMMIT_EARLY
+	lrb_commit();
+	lrb_write();
+#else
+	lrb_write();
+	if
+	:: lrb_commit()
+	:: DISCARDERS & (1 << _pid) ->
+		lrb_try_discard();
+		if
+		:: ret != 0 ->
+			ret = 0;
+			lrb_commit()
+		:: else
+		fi
+	fi;
+#endif
+out:
+	skip;		/* a label cannot start a d_step */
+	d_step {
+		if
+		:: op == OP_RECORD -> n++
+		:: else
+		fi;
+		o = 0; prev = 0; begin = 0; end = 0; hl = 0; gen = 0; slot = 0;
+		ret = 0; p_off = 0; p_old = 0; p_start = 0; p_begin = 0;
+		p_end = 0; p_disc = 0; p_open = 0; p_close = 0; op = 0;
+		TSC = DEAD;
+		CTAIL = DEAD;
+		normalize_ts();
+		if
+		:: _pid == IRQ -> in_irq = 0	/* and returns */
+		:: else
+		fi
+	}
+	goto next;
+finish:
+	atomic {
+		done++;
+		WAKE	/* teardown wakes the reader */
+	}
+}
+
+/*
+ * Reader steps
+ */
+
+/* lrb_subbuf_delivered(), discard mode */
+#define DELIVERED(p)	DONE(commit[IDX(p)], LAP(p) + 1)
+
+/* lrb_swap_out(): put the spare in the ring in place of @p's slot */
+inline lrb_swap_out(p)
+{
+	w = wsb[IDX(p)];
+	do
+	:: W_HIGH(w) != (W_TAG(LAP(p)) | W_NOREF) ->
+		ret = EAGAIN;
+		break
+	:: else ->
+		d_step {
+			old = wsb[IDX(p)];
+			if
+			:: old == w -> wsb[IDX(p)] = spare | W_TAG(LAP(p)) | W_NOREF
+			:: else
+			fi
+		}
+		if
+		:: old == w ->
+			s = W_SLOT(w);
+			break
+		:: else ->
+			w = old
+		fi
+	od;
+	w = 0;
+	old = 0
+}
+
+/*
+ * lrb_fill_subbuf(), and the reading of the packet: every unit was stored
+ * for this lap, the records are complete and all there, padding follows
+ * the content. Writers are kept out of the slot from here until
+ * lrb_release() by MAY_STORE().
+ */
+inline lrb_fill_subbuf(p, consuming)
+{
+	d_step {
+		CHECK(packet_of_this_lap, ph_seq[s] == SEQ(p) &&
+					  page[s * S] == UNIT(p, K_DATA));
+		CHECK(content_size_sane, ph_content[s] >= H && ph_content[s] <= S);
+		u = 1;
+		k = 0;
+		do
+		:: u < S ->
+			CHECK(packet_of_this_lap, (page[s * S + u] >> 2) == p + u);
+			if
+			:: u < ph_content[s] ->
+				CHECK(records_complete,
+				      (page[s * S + u] & 3) == K_REC ||
+				      (page[s * S + u] & 3) == K_DATA);
+				k = k + ((page[s * S + u] & 3) == K_REC)
+			:: else ->
+				CHECK(padding_after_content,
+				      (page[s * S + u] & 3) == K_PAD)
+			fi;
+			u++
+		:: else -> break
+		od;
+		CHECK(packet_has_its_records, k == recs_in_seq[SEQ(p)]);
+		if
+		:: consuming ->
+			/* what a consuming reader sees never goes back */
+			CHECK(reader_never_goes_back,
+			      (readmask >> SEQ(p)) == 0 && ph_disc[s] >= ndisc);
+			ndisc = ph_disc[s];
+			readmask = readmask | (1 << SEQ(p))
+		:: else
+		fi;
+		waiting = 0;
+		woken = 0;
+		holding = 1;
+		held_pos = p;
+		held_slot = s;
+		held_consuming = consuming;
+		u = 0;
+		k = 0
+	}
+}
+
+/*
+ * lrb_get_next_subbuf(). Before the reads that may fail, @last samples
+ * whether the writers are done (then nothing more will be delivered), and
+ * the reader starts waiting, as poll() queues itself before its test.
+ */
+inline lrb_get_next_subbuf()
+{
+	ret = 0;
+#ifdef OVERWRITE
+	do
+	:: d_step {
+		last = (done == NW);
+		waiting = 1;
+		c = consumed
+	   }
+#ifndef BAD_NO_SWAP
+		lrb_swap_out(c);
+		if
+		:: ret != 0 -> break
+		:: else
+		fi;
+#else
+		w = wsb[IDX(c)];	/* the ring's slot, read in place */
+		if
+		:: W_HIGH(w) != (W_TAG(LAP(c)) | W_NOREF) ->
+			ret = EAGAIN;
+			break
+		:: else
+		fi;
+		s = W_SLOT(w);
+		w = 0;
+#endif
+		d_step {	/* lrb_atomic_cmpxchg(&buf->consumed, c, c + S) */
+			if
+			:: consumed == c -> consumed = c + S; ret = 0
+			:: else -> ret = RETRY
+			fi
+		}
+		if
+		:: ret == 0 ->
+			lrb_fill_subbuf(c, 1);
+			break
+		:: else ->
+			ret = 0;
+#ifndef BAD_NO_SWAP
+			spare = s	/* skipped: counted in lost_packets */
+#else
+			skip
+#endif
+		fi
+	od;
+#else
+	/*
+	 * Discard mode: consumed is the reader's alone, so this is one step,
+	 * and one that would fail changes nothing: the reader waits until
+	 * it would not, which is what the wakeup in lrb_deliver() is for.
+	 */
+	atomic {
+		DELIVERED(consumed) || done == NW ->
+		last = (done == NW);
+		c = consumed;
+		if
+		:: DELIVERED(c) ->
+			s = IDX(c);
+			lrb_fill_subbuf(c, 1)
+		:: else -> ret = EAGAIN
+		fi
+	}
+#endif
+	c = 0
+}
+
+/* lrb_get_subbuf(): a snapshot of a sub-buffer between the positions */
+inline lrb_get_subbuf()
+{
+	ret = 0;
+	c = consumed;		/* lrb_positions() */
+	o = POS(offset);
+	if
+	:: c < o
+	:: c + S < o -> c = c + S
+	:: c + 2 * S < o -> c = c + 2 * S
+	:: else -> ret = EAGAIN
+	fi;
+	if
+	:: ret == 0 ->
+#ifdef OVERWRITE
+		lrb_swap_out(c)
+#else
+		if
+		:: DELIVERED(c) -> s = IDX(c)
+		:: else -> ret = EAGAIN
+		fi
+#endif
+	:: else
+	fi;
+	if
+	:: ret == 0 -> lrb_fill_subbuf(c, 0)
+	:: else
+	fi;
+	c = 0;
+	o = 0
+}
+
+/*
+ * lrb_release(), for lrb_put_subbuf(). One step: the reader's own fields
+ * (holding, spare) change with the one shared access.
+ */
+inline lrb_release()
+{
+#ifdef OVERWRITE
+	d_step {
+		holding = 0;
+		if
+		:: !held_consuming &&
+		   wsb[IDX(held_pos)] == (spare | W_TAG(LAP(held_pos)) | W_NOREF) ->
+			/* put the pages back where they were */
+			wsb[IDX(held_pos)] = held_slot | W_TAG(LAP(held_pos)) | W_NOREF
+		:: else ->
+#ifndef BAD_NO_SWAP
+			spare = held_slot
+#else
+			skip
+#endif
+		fi
+	}
+#else
+	d_step {
+		holding = 0;
+		if
+		:: held_consuming ->
+			CHECK(consumed_never_back, held_pos + S > consumed);
+			consumed = held_pos + S
+		:: else
+		fi
+	}
+#endif
+}
+
+active proctype reader()
+{
+	byte c, o, s, w, old, u, k, ret, ndisc, nread, nsnap;
+	bool last;
+	int readmask;
+
+	d_step {	/* lrb_buf_alloc() */
+#ifdef OVERWRITE
+		spare = NSB;	/* entry i maps slot i, lap 0 */
+		u = 0;
+		do
+		:: u < NSB -> wsb[u] = u; u++
+		:: else -> break
+		od;
+		u = 0;
+#endif
+		CLK = 2;	/* past CAP: a buffer's first record is extended */
+		u = 3;
+		do
+		:: u < NTS -> ts[u] = DEAD; u++
+		:: else -> break
+		od;
+		u = 0;
+		ready = 1
+	}
+	do
+	:: lrb_get_next_subbuf();
+		if
+		:: ret == 0 ->
+			lrb_release()
+		:: ret != 0 && last ->
+			break
+#ifdef OVERWRITE
+		:: else ->
+			/*
+			 * Nothing to take: sleep until a writer wakes the
+			 * reader. Polling again before would fail the same
+			 * way, so the reader never spins: a state where
+			 * everybody waits is a deadlock, a cycle a livelock.
+			 */
+			atomic {
+				woken ->
+				waiting = 0;
+				woken = 0;
+				ret = 0
+			}
+#endif
+		fi
+#ifdef SNAPSHOT
+	:: nsnap < NSNAP ->
+		nsnap++;
+		lrb_get_subbuf();
+		if
+		:: ret == 0 -> lrb_release()
+		:: else -> ret = 0
+		fi
+#endif
+	od;
+
+	/*
+	 * Drained after the last flush: every record attempted was refused,
+	 * taken back, read, or is in a packet writers overwrote, and those
+	 * packets are the ones lost_packets counts; nothing is left unread.
+	 */
+	atomic {
+		k = 0;		/* packets skipped */
+		o = 0;		/* records in them */
+		u = 0;
+		do
+		:: u < NSEQ ->
+			if
+			:: readmask & (1 << u) ->
+				nread = nread + recs_in_seq[u]
+			:: else ->
+				if
+				:: u < SEQ(consumed) ->
+					k++;
+					o = o + recs_in_seq[u]
+				:: else ->
+					CHECK(accounting_exact, recs_in_seq[u] == 0)
+				fi
+			fi;
+			u++
+		:: else -> break
+		od;
+		CHECK(accounting_exact,
+		      records + nlost + ndiscarded == NT + NI + (NW - 2) * NR &&
+		      nlost == lost_full + lost_wrap &&
+		      nread + o == records && k == lost_packets)
+	}
+}
