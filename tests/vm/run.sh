@@ -521,6 +521,16 @@ boot() {
 	qemu_rc=$rc
 }
 
+# early_patch_oops: did the guest die before its first scenario of an int3
+# Oops, lrb.ko not loaded? That is qemu's multi-threaded TCG executing a
+# stale copy of an instruction the kernel was patching (see boot()), which
+# a reboot gets past; lrb's code has not run yet.
+early_patch_oops() {
+	! grep -q '^vmtest: running ' "$out/output.log" 2>/dev/null &&
+		grep -q 'Oops: int3' "$out/console.log" 2>/dev/null &&
+		! grep -qE 'Modules linked in:.*\blrb' "$out/console.log"
+}
+
 # show_console: the first kernel report of the console log (an Oops, a
 # panic...), else its last lines.
 show_console() {
@@ -629,7 +639,7 @@ summarise() {
 }
 
 main() {
-	local arg
+	local arg try
 	for arg in "$@"; do
 		case $arg in
 		-h | --help) usage; exit 0 ;;
@@ -650,6 +660,13 @@ main() {
 	build_tools
 	build_initramfs
 	boot
+	for try in 2 3; do
+		early_patch_oops || break
+		cp "$out/console.log" "$out/console.boot$((try - 1)).log"
+		say "the guest died of an int3 Oops while booting, before lrb.ko was loaded:"
+		say "  qemu's TCG and kernel code patching ($out/console.boot$((try - 1)).log); boot $try of 3"
+		boot
+	done
 	host_checks
 	summarise
 }
