@@ -27,6 +27,8 @@
 #                   DURATION (default 10m; CI: DURATION=60s)
 #   make verify     model-check the reserve/commit/switch/reader protocol
 #                   with spin (tests/model)
+#   make soak       every consumer and both modes in the VM for DURATION
+#                   (default 30m) with CPU hotplug, then exact accounting
 #   make install    PREFIX=/usr/local (DESTDIR= honoured)
 
 CC ?= gcc
@@ -56,7 +58,7 @@ CFLAGS_tsan := -O1 -fsanitize=thread
 .PHONY: all lib tools tools-static setup demo demo-user check test-user fuzz \
 	module \
 	module-clean bench icount \
-	kunit kunit-debug vmtest vmtest-debug fuzz-vm verify install clean
+	kunit kunit-debug vmtest vmtest-debug fuzz-vm verify soak install clean
 all: lib
 
 define variant
@@ -206,6 +208,12 @@ fuzz-vm: setup
 # must fail; work files in build/model/.
 verify: setup
 	@tests/model/verify.sh
+
+# The soak (tests/soak): 14 phases over DURATION of writing, each buffer
+# mode and consumer in turn, nested writers on every CPU, CPU hotplug every
+# 3 s; the summary table in build/soak/summary.txt.
+soak: setup
+	@KDIR="$(KDIR)" tests/soak/run.sh $(or $(DURATION),30m)
 
 # lrb-dump under libFuzzer for FUZZ_SECONDS (default 600; make check runs
 # 60 s), the corpus kept in build/fuzz/corpus.
