@@ -3,13 +3,16 @@
 # Model-check lrb's reserve/commit/switch/reader protocol with spin
 # (tests/model/lrb.pml; Documentation/design.rst, "The spin model").
 #
-#   tests/model/verify.sh [-j JOBS]      (make verify; JOBS: default nproc)
+#   tests/model/verify.sh [-j JOBS]      (make verify)
+#
+# JOBS searches run at once: by default as many as there are CPUs and
+# 2 GB of available memory (the largest search takes 1.8 GB).
 #
 # Every good configuration is searched exhaustively: "safety" runs check
 # the assertions and that no state is stuck (deadlock), "livelock" runs
 # look for cycles in which no writer makes progress. Together the good
-# runs must reach every statement of the model ("unreached" in spin's
-# report). Every known-bad variant must fail, and on the check that the
+# safety runs must reach every statement they compile ("unreached" in
+# spin's report). Every known-bad variant must fail, and on the check that the
 # bug breaks. One line per run; the last line is "N passed, M failed".
 # Work files and spin's reports go to build/model/.
 set -uo pipefail
@@ -17,12 +20,19 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 model=$PWD/tests/model/lrb.pml
 out=$PWD/build/model
-jobs=$(nproc 2>/dev/null || echo 2)
+mem_gb=$(awk '/^MemAvailable:/ { print int($2 / 2097152) }' /proc/meminfo 2>/dev/null)
+jobs=$(nproc 2>/dev/null || echo 1)
+[ -z "$mem_gb" ] || [ "$mem_gb" -ge "$jobs" ] || jobs=$mem_gb
+[ "$jobs" -ge 1 ] || jobs=1
 case ${1:-} in
 "") ;;
--j) jobs=${2:?"verify: -j needs a number"} ;;
+-j) jobs=${2:-} ;;
 *) echo "verify: unknown option '$1' (usage: tests/model/verify.sh [-j JOBS])" >&2; exit 2 ;;
 esac
+if ! [[ $jobs =~ ^[1-9][0-9]*$ ]]; then
+	echo "verify: -j '$jobs': give the number of searches to run at once, 1 or more" >&2
+	exit 2
+fi
 
 for tool in spin gcc; do
 	if ! command -v $tool >/dev/null; then
@@ -109,7 +119,7 @@ search() {
 			echo "FAILED $name passes: the model misses this bug ($stats)"
 		fi
 	elif [ "$errs" -ne 0 ]; then
-		echo "FAILED $name ($kind): $msg; replay: cd $dir && spin -t -p -g $flags $model"
+		echo "FAILED $name ($kind): $msg; replay: cd $dir && spin -t -k lrb.pml.trail -p -g $flags $model"
 	elif grep -q 'max search depth too small' pan.out; then
 		echo "FAILED $name ($kind): search cut at depth 200000, not exhaustive"
 	else
@@ -169,9 +179,20 @@ for i in "${!runs[@]}"; do
 	run_one "$i" &
 	pids+=($!)
 done
+# until every run has its verdict, or no run is left to wait for (a run
+# that died without one is counted as failed below)
 while [ "$next_print" -lt "${#pids[@]}" ]; do
 	wait -n
+	st=$?
 	print_done
+	if [ "$st" -eq 127 ]; then
+		while [ "$next_print" -lt "${#pids[@]}" ]; do
+			[ -f "$out/$next_print/verdict" ] ||
+				echo "FAILED ${runs[$next_print]%%|*}: no verdict, see $out/$next_print/" |
+				tee "$out/$next_print/verdict"
+			next_print=$((next_print + 1))
+		done
+	fi
 done
 
 passed=$(grep -l '^ok' "$out"/*/verdict | wc -l)
