@@ -210,8 +210,8 @@ verify: setup
 	@tests/model/verify.sh
 
 # The soak (tests/soak): 14 phases over DURATION of writing, each buffer
-# mode and consumer in turn, nested writers on every CPU, CPU hotplug every
-# 3 s; the summary table in build/soak/summary.txt.
+# mode and consumer in turn, nested writers on every CPU, a CPU offline for
+# 1 s every 4 s; the summary table in build/soak/summary.txt.
 soak: setup
 	@KDIR="$(KDIR)" tests/soak/run.sh $(or $(DURATION),30m)
 

@@ -162,7 +162,7 @@ cleanup() {
 }
 
 SOAK_T0=$(uptime_s)
-note "$NPHASES phases of ${PHASE_SECS}s of writing ($DURATION s asked), CPU hotplug every ${HOTPLUG_GAP}s, CPUs $ONLINE_CPUS"
+note "$NPHASES phases of ${PHASE_SECS}s of writing ($DURATION s asked), a CPU offline for 1s then ${HOTPLUG_GAP}s online, CPUs $ONLINE_CPUS"
 echo "0/$NPHASES" >"$SOAK/phase"
 load_lrb || finish
 companion_start

@@ -28,17 +28,21 @@ arg=${1:-30m}
 
 say() { echo "lrb soak: $*" >&2; }
 
-case $arg in
-*[0-9]s | *[0-9]) secs=${arg%s} ;;
-*[0-9]m) secs=$((${arg%m} * 60)) ;;
-*[0-9]h) secs=$((${arg%h} * 3600)) ;;
-*) secs=x ;;
-esac
-case $secs in
+num=${arg%[smh]}
+case $num in
 '' | *[!0-9]*)
-	say "DURATION=$arg: give a number of seconds, minutes or hours (90s, 30m, 2h)"
+	say "DURATION=$arg: give a number of seconds, minutes or hours (140s, 30m, 2h)"
 	exit 2 ;;
 esac
+case $arg in
+*m) secs=$((10#$num * 60)) ;;
+*h) secs=$((10#$num * 3600)) ;;
+*) secs=$((10#$num)) ;;
+esac
+if [ "$secs" -lt 140 ]; then
+	say "DURATION=$arg: the soak needs at least 140s (14 phases of at least 10 s)"
+	exit 2
+fi
 hotplug=${LRB_SOAK_HOTPLUG:-3}
 case $hotplug in
 '' | *[!0-9]* | 0) say "LRB_SOAK_HOTPLUG=$hotplug: give a positive number of seconds"; exit 2 ;;
@@ -51,7 +55,7 @@ cp "$root/tests/soak/10-soak.sh" "$root/tests/soak/soak.sh" "$root/tests/soak/co
 # Each phase's drain and checks took up to 40 s here (TCG on 2 busy host
 # cores): allow twice that, and the build before the boot is not counted.
 scen_timeout=${LRB_VM_SCENARIO_TIMEOUT:-$((secs + 14 * 80 + 300))}
-say "$secs s of writing, CPU hotplug every ${hotplug}s; building and booting the VM (tests/vm/run.sh)"
+say "$secs s of writing, a CPU offline for 1 s then ${hotplug} s online in turn; building and booting the VM (tests/vm/run.sh)"
 start=$(date -u '+%Y-%m-%d %H:%M UTC')
 t0=$SECONDS
 # The verdict is the summary's last line, from run.sh's own last line

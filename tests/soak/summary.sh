@@ -22,7 +22,7 @@ echo "lrb soak: started $start, ${wall}s in all (build, boot, phases, checks)"
 if [ -s "$meta" ]; then
 	echo "writing time asked $(m duration_asked_s)s: $(m phases) phases of $(m phase_writing_s)s," \
 		"the phases took $(m elapsed_s)s with their drains and checks"
-	echo "CPUs $(m cpus); CPU hotplug every $(m hotplug_gap_s)s while writing:" \
+	echo "CPUs $(m cpus); while writing, a CPU offline for 1s then $(m hotplug_gap_s)s online:" \
 		"$(m hotplug_cycles) offline/online cycles, $(m hotplug_errors) failed"
 	echo "writers per CPU: a kthread and a hardirq hrtimer nested in it; $(m writers)"
 else
