@@ -659,12 +659,19 @@ main() {
 	build_checkers
 	build_tools
 	build_initramfs
+	rm -f "$out"/console.boot[0-9].log "$out"/output.boot[0-9].log
 	boot
-	for try in 2 3; do
+	for try in 2 3 4; do
 		early_patch_oops || break
 		cp "$out/console.log" "$out/console.boot$((try - 1)).log"
+		cp "$out/output.log" "$out/output.boot$((try - 1)).log"
 		say "the guest died of an int3 Oops while booting, before lrb.ko was loaded:"
-		say "  qemu's TCG and kernel code patching ($out/console.boot$((try - 1)).log); boot $try of 3"
+		say "  qemu's TCG and kernel code patching ($out/console.boot$((try - 1)).log)"
+		if [ "$try" -gt 3 ]; then
+			say "  three boots died this way: giving up (see Documentation/testing.rst)"
+			break
+		fi
+		say "  boot $try of 3"
 		boot
 	done
 	host_checks

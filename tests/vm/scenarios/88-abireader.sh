@@ -24,7 +24,7 @@ fold_abireader() {
 	fi
 	PASS=$((PASS + _p))
 	FAIL=$((FAIL + _f))
-	if [ "$2" -ne 0 ] && [ "$_f" -eq 0 ]; then
+	if [ "${2:-1}" -ne 0 ] && [ "$_f" -eq 0 ]; then
 		bad "abireader ($1) exited with status $2 without reporting a failure"
 	fi
 }
