@@ -11,24 +11,6 @@ ABIREADER=${ABIREADER:-/bin/abireader}
 MAX=3000
 WRITERS="size=64 task_batch=64 task_interval_us=0 irq_interval_us=1000 irq_batch=4"
 
-# fold_abireader LOG STATUS: show abireader's output, count its result line
-# "abireader: N passed, M failed" here.
-fold_abireader() {
-	sed 's/^/    /' "$1"
-	_line=$(grep '^abireader: [0-9]* passed, [0-9]* failed$' "$1" | tail -n 1)
-	_p=$(echo "$_line" | sed -n 's/^abireader: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-	_f=$(echo "$_line" | sed -n 's/^abireader: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-	if [ -z "$_p" ] || [ -z "$_f" ]; then
-		bad "abireader ($1) gave no result line, exit status $2"
-		return
-	fi
-	PASS=$((PASS + _p))
-	FAIL=$((FAIL + _f))
-	if [ "${2:-1}" -ne 0 ] && [ "$_f" -eq 0 ]; then
-		bad "abireader ($1) exited with status $2 without reporting a failure"
-	fi
-}
-
 # abireader_run NAME VIA CLIENT_PARAM...: a fresh client channel consumed by
 # "abireader --VIA" on every CPU from before the first record to the end of
 # file after destroy.
@@ -39,16 +21,7 @@ abireader_run() {
 	# shellcheck disable=SC2086 # WRITERS: parameters, split
 	load_client autostart=0 max_records="$MAX" $WRITERS "$@" || return
 	note "abireader --$_via $CHAN ($*)"
-	rm -f "$LOGDIR/$_name.rc" "$LOGDIR/$_name.pid"
-	(
-		"$ABIREADER" "--$_via" "$CHAN" >"$LOGDIR/$_name.log" 2>&1 &
-		echo $! >"$LOGDIR/$_name.pid"
-		wait $!
-		echo $? >"$LOGDIR/$_name.rc.tmp"
-		mv "$LOGDIR/$_name.rc.tmp" "$LOGDIR/$_name.rc"
-	) &
-	# finish() kills it if it is still running at the end
-	CHECKS="$CHECKS $_name"
+	start_program "$_name" "$ABIREADER" "--$_via" "$CHAN"
 	if ! wait_for 30 "abireader --$_via to open its files" \
 		grep -q '^abireader: consuming ' "$LOGDIR/$_name.log"; then
 		sed 's/^/    /' "$LOGDIR/$_name.log"
@@ -63,12 +36,7 @@ abireader_run() {
 	show_stats
 	ctl destroy
 	check "/dev/lrb/$CHAN removed at destroy" test ! -e "/dev/lrb/$CHAN"
-	if wait_for 60 "abireader --$_via to finish" check_done "$_name"; then
-		fold_abireader "$LOGDIR/$_name.log" "$(cat "$LOGDIR/$_name.rc")"
-	else
-		sed 's/^/    /' "$LOGDIR/$_name.log"
-		kill_check "$_name"
-	fi
+	wait_check "$_name" 60 abireader
 	unload_client
 }
 

@@ -162,19 +162,22 @@ show_stats() {
 	grep '^total' "/dev/lrb/$CHAN/stats" | sed "s/^/    stats: /"
 }
 
-# fold LOG STATUS: show the checker's output and count its result here.
+# fold LOG STATUS [TAG]: show a checker's output and count its result
+# here: its last line starting with TAG (a sed pattern, default that of
+# lrb-vmcheck's "vmtest NAME"), which must be "TAG: N passed, M failed".
 fold() {
+	_tag=${3:-'vmtest [^:]*'}
 	sed 's/^/    /' "$1"
-	_line=$(grep '^vmtest ' "$1" | tail -n 1)
-	_p=$(echo "$_line" | sed -n 's/^vmtest [^:]*: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-	_f=$(echo "$_line" | sed -n 's/^vmtest [^:]*: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	_line=$(grep "^$_tag" "$1" | tail -n 1)
+	_p=$(echo "$_line" | sed -n "s/^$_tag: \([0-9]*\) passed, \([0-9]*\) failed\$/\1/p")
+	_f=$(echo "$_line" | sed -n "s/^$_tag: \([0-9]*\) passed, \([0-9]*\) failed\$/\2/p")
 	if [ -z "$_p" ] || [ -z "$_f" ]; then
 		bad "checker ($1) gave no result line, exit status $2"
 		return
 	fi
 	PASS=$((PASS + _p))
 	FAIL=$((FAIL + _f))
-	if [ "$2" -ne 0 ] && [ "$_f" -eq 0 ]; then
+	if [ "${2:-1}" -ne 0 ] && [ "$_f" -eq 0 ]; then
 		bad "checker ($1) exited with status $2 without reporting a failure"
 	fi
 }
@@ -194,9 +197,17 @@ start_check() {
 	_name=$1
 	shift
 	note "lrb-vmcheck $* (background)"
+	start_program "$_name" "$VMCHECK" "$@"
+}
+
+# start_program NAME PROGRAM ARGS...: start_check for another checker
+# program; finish() stops it if it is still running at the end.
+start_program() {
+	_name=$1
+	shift
 	rm -f "$LOGDIR/$_name.rc" "$LOGDIR/$_name.pid"
 	(
-		"$VMCHECK" "$@" >"$LOGDIR/$_name.log" 2>&1 &
+		"$@" >"$LOGDIR/$_name.log" 2>&1 &
 		echo $! >"$LOGDIR/$_name.pid"
 		wait $!
 		echo $? >"$LOGDIR/$_name.rc.tmp"
@@ -219,14 +230,15 @@ kill_check() {
 	wait_for 3 "checker $1 to exit after SIGKILL" check_done "$1"
 }
 
-# wait_check NAME SECONDS: wait for the background checker NAME to exit.
+# wait_check NAME SECONDS [TAG]: wait for the background checker NAME to
+# exit, and fold its result (TAG: as fold's).
 wait_check() {
 	if ! wait_for "$2" "checker $1 to finish" check_done "$1"; then
 		sed 's/^/    /' "$LOGDIR/$1.log"
 		kill_check "$1"
 		return
 	fi
-	fold "$LOGDIR/$1.log" "$(cat "$LOGDIR/$1.rc")"
+	fold "$LOGDIR/$1.log" "$(cat "$LOGDIR/$1.rc")" "${3:-}"
 }
 
 # consume_run VIA MAX PARAM...: a discard channel whose writers make MAX
