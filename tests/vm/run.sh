@@ -499,6 +499,14 @@ boot() {
 	rm -f "$out/console.log" "$out/output.log" "$out/export.img"
 	# the guest's /export comes back as a tar archive on this disk
 	truncate -s "${LRB_VM_EXPORT_MB:-1024}M" "$out/export.img"
+	# One guest at a time on the machine: -smp 4 under TCG on two cores
+	# is already slower than the scenarios' timing checks like.
+	mkdir -p "$cache"
+	exec 7>"$cache/boot.lock"
+	if ! flock -n 7; then
+		say "another VM run holds $cache/boot.lock; waiting for it to finish"
+		flock 7
+	fi
 	say "booting $version under qemu (TCG, -smp $cpus, -m $mem), ${#scenarios[@]} scenario(s),"
 	say "  timeout ${vm_timeout}s (LRB_VM_TIMEOUT), ${scen_timeout}s per scenario"
 	say "  console $out/console.log, results $out/output.log"
@@ -515,6 +523,7 @@ boot() {
 	show_progress <"$out/results.fifo"
 	rc=0
 	wait "$qemu_pid" || rc=$?
+	exec 7>&-
 	trap - EXIT INT TERM
 	rm -f "$out/results.fifo"
 	boot_secs=$((SECONDS - boot_start))
