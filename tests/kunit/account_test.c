@@ -49,7 +49,7 @@ static unsigned long slot_of(const struct lrb_config *cfg, u32 len)
 			    len);
 }
 
-/* Records of @len bytes in one packet of a 4 KiB sub-buffer. */
+/* Records of @len bytes in one packet of a one-page sub-buffer. */
 static unsigned long per_packet(const struct lrb_config *cfg, u32 len)
 {
 	return (SB4K - LRB_PACKET_HEADER_SIZE) / slot_of(cfg, len);
@@ -67,7 +67,7 @@ static void discard_full_accounting(struct kunit *test)
 	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB4K, 4);
 	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
 	unsigned long ok = 0, nobufs = 0, other = 0, i, c, p;
-	unsigned long per = per_packet(cfg, 100);
+	unsigned long per = per_packet(cfg, LRBK_LEN(100));
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
 	struct lrb_stats st;
@@ -75,7 +75,7 @@ static void discard_full_accounting(struct kunit *test)
 
 	lrbk_set_clock(1000);
 	for (i = 0; i < 2000; i++) {
-		ret = lrbk_write(m, cfg, chan, 1, 100);
+		ret = lrbk_write(m, cfg, chan, 1, LRBK_LEN(100));
 		if (!ret)
 			ok++;
 		else if (ret == -ENOBUFS)
@@ -90,7 +90,7 @@ static void discard_full_accounting(struct kunit *test)
 	lrb_buf_stats(buf, &st);
 	KUNIT_EXPECT_EQ(test, st.consumed, 0UL);
 	KUNIT_EXPECT_LE(test, st.produced, 4 * SB4K);
-	KUNIT_EXPECT_GE(test, st.produced, 4 * SB4K - slot_of(cfg, 100));
+	KUNIT_EXPECT_GE(test, st.produced, 4 * SB4K - slot_of(cfg, LRBK_LEN(100)));
 
 	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
 	lrbk_drain_init(&d, test, chan, buf, m);
@@ -118,7 +118,7 @@ static void discard_full_accounting(struct kunit *test)
 		if (i % 150 == 149)
 			lrbk_drain_one(&d);
 		lrbk_tick(i % 5);
-		ret = lrbk_write(m, cfg, chan, 1 + i % 12, 8 + i % 150);
+		ret = lrbk_write(m, cfg, chan, 1 + i % 12, LRBK_LEN(8 + i % 150));
 		if (ret && ret != -ENOBUFS)
 			other++;
 	}
@@ -175,7 +175,7 @@ static void overwrite_gaps(struct kunit *test)
 	struct lrbk_model *m = lrbk_model_new(test, 8192, true);
 	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB4K, 4);
 	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
-	unsigned long per = per_packet(cfg, 100), bad = 0;
+	unsigned long per = per_packet(cfg, LRBK_LEN(100)), bad = 0;
 	struct lrbk_drain d;
 	struct lrb_stats st;
 	int i;
@@ -183,7 +183,7 @@ static void overwrite_gaps(struct kunit *test)
 	lrbk_set_clock(1);
 	for (i = 0; i < 2000; i++) {
 		lrbk_tick(3);
-		if (lrbk_write(m, cfg, chan, 1, 100))
+		if (lrbk_write(m, cfg, chan, 1, LRBK_LEN(100)))
 			bad++;
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0UL);
@@ -200,7 +200,7 @@ static void overwrite_gaps(struct kunit *test)
 	/* and again, now that a reader is attached but lags */
 	for (i = 0; i < 3000; i++) {
 		lrbk_tick(1);
-		if (lrbk_write(m, cfg, chan, 2, 8 + i % 200))
+		if (lrbk_write(m, cfg, chan, 2, LRBK_LEN(8 + i % 200)))
 			bad++;
 		if (i % 500 == 0)
 			lrbk_drain_one(&d);
@@ -220,7 +220,7 @@ static void overwrite_hold(struct kunit *test)
 	struct lrbk_model *m = lrbk_model_new(test, 4096, true);
 	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB4K, 4);
 	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
-	unsigned long per = per_packet(cfg, 100), bad = 0;
+	unsigned long per = per_packet(cfg, LRBK_LEN(100)), bad = 0;
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
 	u8 *held, *again;
@@ -231,7 +231,7 @@ static void overwrite_hold(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, held && again);
 	lrbk_set_clock(50);
 	for (i = 0; i < 200; i++)
-		if (lrbk_write(m, cfg, chan, 3, 100))
+		if (lrbk_write(m, cfg, chan, 3, LRBK_LEN(100)))
 			bad++;
 	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
 	lrbk_drain_init(&d, test, chan, buf, m);
@@ -241,7 +241,7 @@ static void overwrite_hold(struct kunit *test)
 
 	for (i = 0; i < 3000; i++) {
 		lrbk_tick(1);
-		if (lrbk_write(m, cfg, chan, 4, 100))
+		if (lrbk_write(m, cfg, chan, 4, LRBK_LEN(100)))
 			bad++;
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0UL);
@@ -268,7 +268,7 @@ static void overwrite_snapshot(struct kunit *test)
 	struct lrbk_model *m = lrbk_model_new(test, 4096, true);
 	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB4K, 4);
 	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
-	unsigned long per = per_packet(cfg, 100), bad = 0, c, p;
+	unsigned long per = per_packet(cfg, LRBK_LEN(100)), bad = 0, c, p;
 	struct lrb_subbuf sb, sb2;
 	struct lrbk_drain d;
 	struct lrb_stats st;
@@ -282,7 +282,7 @@ static void overwrite_snapshot(struct kunit *test)
 	lrbk_drain_init(&d, test, chan, buf, m);
 	lrbk_set_clock(10);
 	for (i = 0; i < 95; i++)
-		if (lrbk_write(m, cfg, chan, 1, 100))
+		if (lrbk_write(m, cfg, chan, 1, LRBK_LEN(100)))
 			bad++;
 	KUNIT_EXPECT_EQ(test, lrb_get_subbuf(buf, SB4K + 4, &sb), -EINVAL);
 	KUNIT_EXPECT_EQ(test, lrb_get_subbuf(buf, 3 * SB4K, &sb), -EAGAIN);
@@ -297,7 +297,7 @@ static void overwrite_snapshot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c, 0UL);
 	for (i = 0; i < 2000; i++) {
 		lrbk_tick(1);
-		if (lrbk_write(m, cfg, chan, 2, 100))
+		if (lrbk_write(m, cfg, chan, 2, LRBK_LEN(100)))
 			bad++;
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0UL);
@@ -353,14 +353,14 @@ static void lost_wrap(struct kunit *test)
 	struct lrb_ctx a;
 	int i, ret;
 
-	per = per_packet(cfg, 100);
+	per = per_packet(cfg, LRBK_LEN(100));
 	fit0 = (SB4K - LRB_PACKET_HEADER_SIZE - slot_of(cfg, 8)) /
-	       slot_of(cfg, 100);
+	       slot_of(cfg, LRBK_LEN(100));
 	lrbk_set_clock(1000);
 	KUNIT_ASSERT_EQ(test, lrbk_reserve_rec(m, cfg, chan, &a, 1, 8), 0);
 	lrbk_model_add(m, 1, 8, m->seq - 1, lrbk_clock());
 	for (i = 0; i < 200; i++) {
-		ret = lrbk_write(m, cfg, chan, 2, 100);
+		ret = lrbk_write(m, cfg, chan, 2, LRBK_LEN(100));
 		if (!ret)
 			ok++;
 		else if (ret == -EAGAIN)
@@ -406,7 +406,7 @@ static void mixed_accounting(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
 	lrbk_drain_init(&d, test, chan, buf, m);
 	for (i = 0; i < 3000; i++) {
-		u32 len = 4 + (i * 131) % 1500;
+		u32 len = LRBK_LEN(4 + (i * 131) % 1500);
 
 		if (i % 97 == 0)
 			len = SB4K;
@@ -505,10 +505,10 @@ struct big_case {
 };
 
 static const struct big_case big_cases[] = {
-	{ &cfg_dgc, 4096 },
-	{ &cfg_dcl, 4096 },
-	{ &cfg_dgc, 16384 },
-	{ &cfg_occ, 8192 },
+	{ &cfg_dgc, SB4K },
+	{ &cfg_dcl, SB4K },
+	{ &cfg_dgc, 4 * SB4K },
+	{ &cfg_occ, 2 * SB4K },
 };
 
 static void big_case_desc(const struct big_case *c, char *desc)

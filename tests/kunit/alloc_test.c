@@ -22,7 +22,7 @@ KUNIT_ARRAY_PARAM(alloc_cfgs, alloc_cfgs, lrbk_cfg_desc);
 
 static const struct lrb_config cfg_dgc = LRBK_CONFIG(DISCARD, GLOBAL, COMPACT);
 
-#define ALLOC_SUBBUF 8192UL
+#define ALLOC_SUBBUF (2 * PAGE_SIZE)
 #define ALLOC_NUM_SUBBUF 4UL
 
 /*

@@ -209,17 +209,17 @@ struct geo_case {
 };
 
 static const struct geo_case geo_cases[] = {
-	{ &cfg_dcc, 4096, 4, NR_OK, 0, "per-cpu, smallest sub-buffer" },
-	{ &cfg_dgc, 8192, 2, 1, 0, "global, 8 KiB x 2" },
+	{ &cfg_dcc, SB4K, 4, NR_OK, 0, "per-cpu, smallest sub-buffer" },
+	{ &cfg_dgc, 2 * SB4K, 2, 1, 0, "global, 2 x 2 pages" },
 	{ &cfg_dgc, 1UL << 20, 2, 1, 0, "global, 1 MiB" },
-	{ &cfg_dcc, 4096, 4, NR_MORE, -EINVAL, "per-cpu, nr_cpu_ids + 1" },
-	{ &cfg_dcc, 4096, 4, NR_LESS, -EINVAL, "per-cpu, nr_cpu_ids - 1" },
-	{ &cfg_dcc, 4096, 4, 0, -EINVAL, "per-cpu, nr_cpus 0" },
-	{ &cfg_dcc, 4096, 4, 4096, -EINVAL, "per-cpu, nr_cpus 4096" },
-	{ &cfg_ocl, 4096, 2, NR_OK, 0, "overwrite per-cpu, 2 sub-buffers" },
-	{ &cfg_ocl, 4096, 2, NR_MORE, -EINVAL, "overwrite per-cpu, too many" },
-	{ &cfg_dgc, 4096, 4, 0, -EINVAL, "global, nr_cpus 0" },
-	{ &cfg_dgc, 4096, 4, 1000, 0, "global, nr_cpus ignored" },
+	{ &cfg_dcc, SB4K, 4, NR_MORE, -EINVAL, "per-cpu, nr_cpu_ids + 1" },
+	{ &cfg_dcc, SB4K, 4, NR_LESS, -EINVAL, "per-cpu, nr_cpu_ids - 1" },
+	{ &cfg_dcc, SB4K, 4, 0, -EINVAL, "per-cpu, nr_cpus 0" },
+	{ &cfg_dcc, SB4K, 4, 4096, -EINVAL, "per-cpu, nr_cpus 4096" },
+	{ &cfg_ocl, SB4K, 2, NR_OK, 0, "overwrite per-cpu, 2 sub-buffers" },
+	{ &cfg_ocl, SB4K, 2, NR_MORE, -EINVAL, "overwrite per-cpu, too many" },
+	{ &cfg_dgc, SB4K, 4, 0, -EINVAL, "global, nr_cpus 0" },
+	{ &cfg_dgc, SB4K, 4, 1000, 0, "global, nr_cpus ignored" },
 	{ &cfg_dgc, 0, 4, 1, -EINVAL, "subbuf 0" },
 	{ &cfg_dgc, 1, 4, 1, -EINVAL, "subbuf 1" },
 	{ &cfg_dgc, PAGE_SIZE / 2, 4, 1, -EINVAL, "subbuf half a page" },
@@ -229,25 +229,25 @@ static const struct geo_case geo_cases[] = {
 	{ &cfg_dgc, 1UL << 31, 2, 1, -EINVAL, "subbuf 2 GiB" },
 	{ &cfg_dgc, BIT(BITS_PER_LONG - 1), 2, 1, -EINVAL, "subbuf top bit" },
 	{ &cfg_dgc, ~0UL, 2, 1, -EINVAL, "subbuf ~0" },
-	{ &cfg_dgc, 4096, 0, 1, -EINVAL, "num_subbuf 0" },
-	{ &cfg_dgc, 4096, 1, 1, -EINVAL, "num_subbuf 1" },
-	{ &cfg_ogc, 4096, 1, 1, -EINVAL, "overwrite, num_subbuf 1" },
-	{ &cfg_dgc, 4096, 3, 1, -EINVAL, "num_subbuf 3" },
-	{ &cfg_dgc, 4096, 6, 1, -EINVAL, "num_subbuf 6" },
-	{ &cfg_dgc, 4096, 32769, 1, -EINVAL, "num_subbuf 32769" },
-	{ &cfg_dgc, 4096, 65536, 1, -EINVAL, "num_subbuf 65536" },
-	{ &cfg_dgc, 4096, BIT(BITS_PER_LONG - 1), 1, -EINVAL, "num_subbuf top bit" },
-	{ &cfg_dgc, 4096, ~0UL, 1, -EINVAL, "num_subbuf ~0" },
-	{ &cfg_bits0, 4096, 4, NR_OK, -EINVAL, "compact, tsc_bits 0" },
-	{ &cfg_bits1, 4096, 4, 1, 0, "compact, tsc_bits 1" },
-	{ &cfg_bits31, 4096, 4, NR_OK, 0, "compact, tsc_bits 31" },
-	{ &cfg_bits32, 4096, 4, NR_OK, -EINVAL, "compact, tsc_bits 32" },
-	{ &cfg_large0, 4096, 4, NR_OK, 0, "large, tsc_bits 0 (ignored)" },
-	{ &cfg_noclock, 4096, 4, NR_OK, -EINVAL, "no clock_read" },
-	{ &cfg_badmode, 4096, 4, NR_OK, -EINVAL, "mode 2" },
-	{ &cfg_badalloc, 4096, 4, NR_OK, -EINVAL, "alloc 2" },
-	{ &cfg_badwakeup, 4096, 4, NR_OK, -EINVAL, "wakeup 2" },
-	{ &cfg_badheader, 4096, 4, NR_OK, -EINVAL, "header -1" },
+	{ &cfg_dgc, SB4K, 0, 1, -EINVAL, "num_subbuf 0" },
+	{ &cfg_dgc, SB4K, 1, 1, -EINVAL, "num_subbuf 1" },
+	{ &cfg_ogc, SB4K, 1, 1, -EINVAL, "overwrite, num_subbuf 1" },
+	{ &cfg_dgc, SB4K, 3, 1, -EINVAL, "num_subbuf 3" },
+	{ &cfg_dgc, SB4K, 6, 1, -EINVAL, "num_subbuf 6" },
+	{ &cfg_dgc, SB4K, 32769, 1, -EINVAL, "num_subbuf 32769" },
+	{ &cfg_dgc, SB4K, 65536, 1, -EINVAL, "num_subbuf 65536" },
+	{ &cfg_dgc, SB4K, BIT(BITS_PER_LONG - 1), 1, -EINVAL, "num_subbuf top bit" },
+	{ &cfg_dgc, SB4K, ~0UL, 1, -EINVAL, "num_subbuf ~0" },
+	{ &cfg_bits0, SB4K, 4, NR_OK, -EINVAL, "compact, tsc_bits 0" },
+	{ &cfg_bits1, SB4K, 4, 1, 0, "compact, tsc_bits 1" },
+	{ &cfg_bits31, SB4K, 4, NR_OK, 0, "compact, tsc_bits 31" },
+	{ &cfg_bits32, SB4K, 4, NR_OK, -EINVAL, "compact, tsc_bits 32" },
+	{ &cfg_large0, SB4K, 4, NR_OK, 0, "large, tsc_bits 0 (ignored)" },
+	{ &cfg_noclock, SB4K, 4, NR_OK, -EINVAL, "no clock_read" },
+	{ &cfg_badmode, SB4K, 4, NR_OK, -EINVAL, "mode 2" },
+	{ &cfg_badalloc, SB4K, 4, NR_OK, -EINVAL, "alloc 2" },
+	{ &cfg_badwakeup, SB4K, 4, NR_OK, -EINVAL, "wakeup 2" },
+	{ &cfg_badheader, SB4K, 4, NR_OK, -EINVAL, "header -1" },
 };
 
 /*
@@ -330,7 +330,7 @@ static void compact_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sb.pos, 0UL);
 	KUNIT_EXPECT_EQ(test, sb.seq, 0ULL);
 	KUNIT_EXPECT_EQ(test, sb.content_size, 64UL + 10 * 12);
-	KUNIT_EXPECT_EQ(test, sb.packet_size, 4096UL);
+	KUNIT_EXPECT_EQ(test, sb.packet_size, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, lrb_get_next_subbuf(buf, &sb), -EBUSY);
 	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, data, sizeof(data)),
 			0);
@@ -346,7 +346,7 @@ static void compact_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h.timestamp_begin, 1000ULL);
 	KUNIT_EXPECT_EQ(test, h.timestamp_end, 2000ULL);
 	KUNIT_EXPECT_EQ(test, h.content_size, (64ULL + 10 * 12) * 8);
-	KUNIT_EXPECT_EQ(test, h.packet_size, 4096ULL * 8);
+	KUNIT_EXPECT_EQ(test, h.packet_size, (u64)PAGE_SIZE * 8);
 	KUNIT_EXPECT_EQ(test, h.packet_seq_num, 0ULL);
 	KUNIT_EXPECT_EQ(test, h.events_discarded, 0ULL);
 	KUNIT_EXPECT_EQ(test, h.cpu_id, 0);
@@ -564,12 +564,13 @@ static void page_crossing(struct kunit *test)
 		lrbk_tick(17);
 		KUNIT_EXPECT_EQ(test, lrbk_write_chunked(m, &cfg_dcc, chan,
 							 1 + i % 10,
-							 1000 + (i * 577) % 2001,
+							 LRBK_LEN(1000 + (i * 577) % 2001),
 							 chunks[i % 5]), 0);
 	}
 	for (i = 0; i < 5; i++) {
 		lrbk_tick(1);
-		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 2, 2999 + i),
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 2,
+						 LRBK_LEN(2999) + i),
 				0);
 	}
 	lrb_channel_flush(chan);
@@ -891,7 +892,7 @@ static void put_and_close(struct kunit *test)
 	/* four packets and a bit: the ring is full (or wrapped) */
 	lrbk_set_clock(10);
 	for (i = 0; i < 160; i++) {
-		ret = lrbk_write(m, cfg, chan, 1, 100);
+		ret = lrbk_write(m, cfg, chan, 1, LRBK_LEN(100));
 		if (ret && (overwrite || ret != -ENOBUFS))
 			bad++;
 	}
@@ -933,7 +934,7 @@ static void put_and_close(struct kunit *test)
 
 	for (i = 0; i < 2000; i++) {
 		lrbk_tick(1);
-		ret = lrbk_write(m, cfg, chan, 2, 8 + i % 150);
+		ret = lrbk_write(m, cfg, chan, 2, LRBK_LEN(8 + i % 150));
 		if (ret && (overwrite || ret != -ENOBUFS))
 			bad++;
 		if (!overwrite && i % 30 == 29)
@@ -1126,7 +1127,8 @@ static void packet_callbacks(struct kunit *test)
 	lrbk_set_clock(70);
 	for (i = 0; i < 100; i++) {
 		lrbk_tick(2);
-		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_cb, chan, 5, 100), 0);
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_cb, chan, 5, LRBK_LEN(100)),
+				0);
 	}
 	lrbk_tick(5);
 	lrb_channel_flush(chan);

@@ -30,8 +30,16 @@
 void lrb_port_fail_alloc_after(long n);
 long lrb_port_live_allocs(void);
 
-#define LRBK_SB4K 4096UL
-#define LRBK_SB16K 16384UL
+/*
+ * Sizes named as on 4 KiB pages. A sub-buffer is at least a page, so with
+ * larger pages (arm64's 64 KiB) the sub-buffers, and the records that
+ * fill them, are LRBK_SCALE times larger: each packet still takes as many
+ * records as on x86, and the suites count the same.
+ */
+#define LRBK_SCALE (PAGE_SIZE / 4096)
+#define LRBK_SB4K (4096UL * LRBK_SCALE)
+#define LRBK_SB16K (16384UL * LRBK_SCALE)
+#define LRBK_LEN(n) ((n) * LRBK_SCALE)
 #define LRBK_STREAM_ID 7
 
 /* The test clock. */

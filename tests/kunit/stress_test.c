@@ -50,7 +50,7 @@ static unsigned int stress_ms = 2000;
 module_param(stress_ms, uint, 0444);
 MODULE_PARM_DESC(stress_ms, "duration of each stress variant, in ms");
 
-#define ST_SUBBUF 16384UL
+#define ST_SUBBUF LRBK_SB16K
 #define ST_NUM_DISCARD 8UL
 #define ST_NUM_OVERWRITE 4UL
 #define ST_BODY_MAX 200
