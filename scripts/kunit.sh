@@ -204,7 +204,12 @@ if [ -n "$qemu" ]; then
 	desc="$arch under $qemu (TCG, -smp $cpus)"
 fi
 [ -z "$cross" ] || cmd+=(--cross_compile="$cross")
-[ "$arch" != arm64 ] || desc+=", 64 KiB pages"
+if [ "$arch" = arm64 ]; then
+	# lrb_alloc's largest ring, 32768 sub-buffers of a page, is 2 GiB
+	# with 64 KiB pages: more than kunit.py's -m 1024 (the last -m wins).
+	cmd+=(--qemu_args="-m 3072")
+	desc+=", 64 KiB pages, 3 GiB"
+fi
 [ -z "$debug" ] || desc+=", KASAN + lockdep"
 [ -z "$kcsan" ] || desc+=", KCSAN + lockdep"
 [ -z "$bench" ] || desc+=", beside ftrace's ring buffer"
