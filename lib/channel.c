@@ -189,6 +189,9 @@ static void lrb_buf_start_at(struct lrb_buf *buf, unsigned long pos,
 					LRB_SLOT_MASK) |
 					       lap << LRB_WSB_TAG_SHIFT);
 	}
+	/* what the openers at the quarters would have recorded */
+	buf->pass_hi = pass;
+	buf->pass_lo = pos > 3 * BIT(LRB_POS_BITS - 2) ? pass + 1 : pass;
 }
 
 /**

@@ -89,6 +89,9 @@ static __always_inline bool lrb_pos_before(unsigned long a, unsigned long b)
  * @lost_nest: records dropped because writers nested too deeply
  * @records: records committed
  * @consumed: read position: start of the oldest sub-buffer not consumed
+ * @pass_lo: how many times positions wrapped, for positions in the lower
+ *	half of the position space (see lrb_packet_seq())
+ * @pass_hi: the same, for positions in the upper half
  * @lost_packets: overwrite mode: sub-buffers writers overwrote unread
  * @reader_busy: 1 while a consuming reader is attached
  * @spare: overwrite mode: the slot the reader owns when it holds nothing
@@ -111,6 +114,8 @@ struct lrb_buf {
 	union lrb_v lost_big;
 	union lrb_v lost_nest;
 	union lrb_v records;
+	unsigned long pass_lo;
+	unsigned long pass_hi;
 
 	struct lrb_atomic consumed ____cacheline_aligned;
 	struct lrb_atomic lost_packets;
@@ -194,9 +199,21 @@ static __always_inline unsigned long lrb_buf_size(const struct lrb_chan *chan)
 static __always_inline bool lrb_commit_done(const struct lrb_chan *chan,
 					    unsigned long cc, unsigned long lap)
 {
-	unsigned long mask = ~0UL >> chan->num_subbuf_order;
+	unsigned long mask = LRB_POS_MASK >> chan->num_subbuf_order;
 
 	return ((cc - (lap << chan->subbuf_order)) & mask) == 0;
+}
+
+/*
+ * How many times positions wrapped before position @pos, which must be
+ * within a buffer of the write position (see lrb_packet_seq()).
+ */
+static inline unsigned long lrb_pos_pass(const struct lrb_buf *buf,
+					 unsigned long pos)
+{
+	if (pos < BIT(LRB_POS_BITS - 1))
+		return READ_ONCE(buf->pass_lo);
+	return READ_ONCE(buf->pass_hi);
 }
 
 /*
