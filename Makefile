@@ -16,7 +16,9 @@
 #                   against tests/bench/icount/reference (ICOUNT_ARGS=
 #                   --annotate: where they go; --update: new reference)
 #   make module     lrb.ko against linux-headers-6.12 (KDIR= for another)
-#   make kunit      KUnit suites in a UML kernel (ARCH=x86_64: qemu, 4 CPUs)
+#   make kunit      KUnit suites in a UML kernel (ARCH=x86_64: qemu, 4 CPUs;
+#                   ARCH=arm64: 64 KiB pages, 4 CPUs; ARCH=s390: big-endian,
+#                   2 CPUs; ARCH=i386: 32-bit, 2 CPUs)
 #   make kunit-debug  KUnit under KASAN + lockdep (UML, x86_64) and KCSAN
 #                   + lockdep (x86_64); ARCH= restricts to one arch
 #   make vmtest     lrb.ko end to end in Debian's 6.12 kernel under qemu
@@ -160,7 +162,8 @@ module-clean:
 
 # KUnit: scripts/kunit.sh builds a kernel from Debian's linux-source-6.12
 # with lrb linked in, under ~/.cache/lrb (see Documentation/testing.rst).
-# ARCH selects uml (default) or x86_64; kunit-debug without ARCH runs all
+# ARCH selects uml (default), x86_64, arm64, s390 or i386 (the last three
+# cross-built and run under qemu); kunit-debug without ARCH runs all
 # three debug kernels. make's flags are dropped so that the kernel build
 # kunit.py starts does not inherit them (nor our ARCH).
 KUNIT := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u ARCH scripts/kunit.sh

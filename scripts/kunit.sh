@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build a kernel with lrb and its KUnit suites built in, boot it and report.
 #
-#   scripts/kunit.sh [--arch uml|x86_64] [--debug|--kcsan|--bench] [SUITE_GLOB]
+#   scripts/kunit.sh [--arch ARCH] [--debug|--kcsan|--bench] [SUITE_GLOB]
 #
 #   --arch uml      User-Mode Linux, runs natively (default; one CPU)
 #   --arch x86_64   runs under qemu with TCG and 4 CPUs (-smp 4)
+#   --arch arm64    qemu-system-aarch64 (TCG), 64 KiB pages, 4 CPUs
+#   --arch s390     qemu-system-s390x (TCG), big-endian 64-bit, 2 CPUs
+#   --arch i386     qemu-system-i386 (TCG), 32-bit x86, 2 CPUs
 #   --debug         add tests/kunit/debug.kunitconfig: KASAN, lockdep,
-#                   DEBUG_ATOMIC_SLEEP, DEBUG_PREEMPT
+#                   DEBUG_ATOMIC_SLEEP, DEBUG_PREEMPT (uml, x86_64)
 #   --kcsan         add tests/kunit/kcsan.kunitconfig: KCSAN, with the
 #                   debug checks but without KASAN (x86_64 only)
 #   --bench         add tests/kunit/bench.kunitconfig: ftrace's ring buffer
@@ -17,7 +20,11 @@
 # The kernel is Debian's linux-source-6.12 (scripts/kernel-tree.sh). The
 # kunitconfig is tests/kunit/.kunitconfig, then the variant's fragments,
 # then tests/kunit/<arch>.kunitconfig (UML: no PCI over virtio, which
-# warns at boot; x86_64: SMP and high-resolution timers). Each
+# warns at boot; the others: SMP, high-resolution timers, arm64's 64 KiB
+# pages). arm64 and s390 build with Debian's cross compilers
+# (aarch64-linux-gnu-, s390x-linux-gnu-), i386 with the host's gcc -m32;
+# kunit.py's own --arch and --cross_compile and its qemu_configs drive
+# them. Each
 # configuration has its own build directory,
 # ~/.cache/lrb/kunit-<arch>-<kernel version>-<hash of config and checkout>,
 # so a second run is incremental and two configurations never share one.
@@ -49,7 +56,7 @@ bench=
 filter=
 
 usage() {
-	sed -n '3,16s/^# \{0,1\}//p' "$0"
+	sed -n '3,19s/^# \{0,1\}//p' "$0"
 }
 
 say() { echo "lrb kunit: $*" >&2; }
@@ -57,7 +64,7 @@ say() { echo "lrb kunit: $*" >&2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--arch)
-		[ $# -ge 2 ] || { say "--arch needs uml or x86_64"; exit 2; }
+		[ $# -ge 2 ] || { say "--arch needs uml, x86_64, arm64, s390 or i386"; exit 2; }
 		arch=$2
 		shift 2
 		;;
@@ -75,13 +82,31 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# karch: kunit.py's --arch (a qemu_configs/ name); cpus: qemu's -smp, which
+# the console must show brought up; cross: the CROSS_COMPILE prefix and its
+# Debian package; qemu: the emulator and its package.
+cpus= cross= cross_pkg= qemu= qemu_pkg=
 case $arch in
 uml | um) arch=uml karch=um ;;
-x86_64 | x86) arch=x86_64 karch=x86_64 ;;
-*) say "unsupported --arch '$arch': use uml or x86_64"; exit 2 ;;
+x86_64 | x86) arch=x86_64 karch=x86_64 cpus=4 qemu=qemu-system-x86_64 qemu_pkg=qemu-system-x86 ;;
+arm64 | aarch64)
+	arch=arm64 karch=arm64 cpus=4 qemu=qemu-system-aarch64 qemu_pkg=qemu-system-arm
+	cross=aarch64-linux-gnu- cross_pkg=gcc-aarch64-linux-gnu
+	;;
+s390 | s390x)
+	arch=s390 karch=s390 cpus=2 qemu=qemu-system-s390x qemu_pkg=qemu-system-misc
+	cross=s390x-linux-gnu- cross_pkg=gcc-s390x-linux-gnu
+	;;
+# The host's gcc builds 32-bit x86 kernels (-m32 needs no 32-bit libc).
+i386 | i686 | x86_32) arch=i386 karch=i386 cpus=2 qemu=qemu-system-i386 qemu_pkg=qemu-system-x86 ;;
+*) say "unsupported --arch '$arch': use uml, x86_64, arm64, s390 or i386"; exit 2 ;;
 esac
 
 variant=
+if [ -n "$debug$bench" ] && [ "$arch" != uml ] && [ "$arch" != x86_64 ]; then
+	say "--debug and --bench are set up for uml and x86_64 only, not $arch"
+	exit 2
+fi
 [ -n "$debug" ] && variant=-debug
 if [ -n "$kcsan" ]; then
 	if [ "$arch" != x86_64 ]; then
@@ -106,8 +131,12 @@ for tool in python3 make gcc flex bison bc; do
 	command -v "$tool" >/dev/null ||
 		{ say "$tool is missing: run scripts/setup.sh (or make setup)"; exit 1; }
 done
-if [ "$arch" = x86_64 ] && ! command -v qemu-system-x86_64 >/dev/null; then
-	say "qemu-system-x86_64 is missing: run scripts/setup.sh (package qemu-system-x86)"
+if [ -n "$qemu" ] && ! command -v "$qemu" >/dev/null; then
+	say "$qemu is missing: run scripts/setup.sh (package $qemu_pkg)"
+	exit 1
+fi
+if [ -n "$cross" ] && ! command -v "${cross}gcc" >/dev/null; then
+	say "${cross}gcc is missing: run scripts/setup.sh (package $cross_pkg)"
 	exit 1
 fi
 
@@ -168,12 +197,14 @@ cmd=(python3 tools/testing/kunit/kunit.py run
      --jobs="$jobs"
      --timeout="$timeout")
 desc="UML"
-if [ "$arch" = x86_64 ]; then
-	# qemu picks TCG by default for qemu-system-x86_64; say so anyway,
-	# /dev/kvm exists on these machines but its guests hang.
-	cmd+=(--qemu_args="-accel tcg,thread=multi -smp 4")
-	desc="x86_64 under qemu (TCG, -smp 4)"
+if [ -n "$qemu" ]; then
+	# qemu picks TCG by default; say so anyway, /dev/kvm exists on these
+	# machines but its guests hang.
+	cmd+=(--qemu_args="-accel tcg,thread=multi -smp $cpus")
+	desc="$arch under $qemu (TCG, -smp $cpus)"
 fi
+[ -z "$cross" ] || cmd+=(--cross_compile="$cross")
+[ "$arch" != arm64 ] || desc+=", 64 KiB pages"
 [ -z "$debug" ] || desc+=", KASAN + lockdep"
 [ -z "$kcsan" ] || desc+=", KCSAN + lockdep"
 [ -z "$bench" ] || desc+=", beside ftrace's ring buffer"
@@ -275,10 +306,10 @@ if [ -n "$hard" ]; then
 fi
 
 # The SMP cases are only worth something if the CPUs are there.
-if [ "$arch" = x86_64 ] && [ -n "$summary" ] && [ -f "$console" ] &&
-   ! grep -q 'smp: Brought up .* 4 CPUs' "$console"; then
+if [ -n "$cpus" ] && [ -n "$summary" ] && [ -f "$console" ] &&
+   ! grep -q "smp: Brought up .* $cpus CPUs" "$console"; then
 	failed=$((failed + 1))
-	problem="${problem:+$problem; }the kernel did not bring up 4 CPUs (no 'smp: Brought up ... 4 CPUs' in $console): check CONFIG_SMP in tests/kunit/x86_64.kunitconfig"
+	problem="${problem:+$problem; }the kernel did not bring up $cpus CPUs (no 'smp: Brought up ... $cpus CPUs' in $console): check CONFIG_SMP in tests/kunit/$arch.kunitconfig"
 fi
 
 # Kernel reports: every splat has one header line (BUG: KASAN: ...,

@@ -25,10 +25,15 @@ packages=(build-essential pkg-config liburcu-dev linux-libc-dev sparse rsync
 	  linux-source-6.12 xz-utils babeltrace2 gnuplot-nox clang
 	  libclang-rt-14-dev valgrind spin)
 # KUnit (scripts/kunit.sh): a kernel build from linux-source-6.12, kunit.py,
-# and qemu for the x86_64 runs (qboot.rom comes with qemu-system-data).
-# Installed without Recommends: qemu would otherwise pull in a desktop.
+# and qemu for the x86_64 and i386 runs (qboot.rom comes with
+# qemu-system-data); Debian's cross compilers and qemu for arm64
+# (qemu-system-arm) and s390 (qemu-system-misc). i386 builds with the
+# host's gcc -m32. Installed without Recommends: qemu would otherwise pull
+# in a desktop.
 kunit_packages=(python3 flex bison bc libelf-dev libssl-dev
-		qemu-system-x86 qemu-system-data)
+		qemu-system-x86 qemu-system-data
+		gcc-aarch64-linux-gnu qemu-system-arm
+		gcc-s390x-linux-gnu qemu-system-misc)
 # The VM tests (tests/vm/run.sh): an initramfs made of busybox-static (it
 # replaces the host's dynamically linked busybox, same applets) and cpio,
 # booted under the same qemu.

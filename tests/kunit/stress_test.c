@@ -272,7 +272,8 @@ static inline u64 st_key(u32 cpu, u32 ctx, u64 seq)
 
 static inline u32 st_body_len(u64 key)
 {
-	return key % (ST_BODY_MAX + 1);
+	/* 32-bit modulos: 32-bit kernels have no 64-bit division */
+	return (u32)key % (ST_BODY_MAX + 1);
 }
 
 static inline u8 st_pattern(u64 key, u32 i)
@@ -282,7 +283,7 @@ static inline u8 st_pattern(u64 key, u32 i)
 
 static inline u32 st_id(u32 cpu, u32 ctx, u64 seq)
 {
-	return (u32)((seq + cpu * 3 + ctx) % ST_NR_IDS);
+	return ((u32)seq + cpu * 3 + ctx) % ST_NR_IDS;
 }
 
 static inline u32 st_fnv(u32 h, const void *p, size_t len)
@@ -358,7 +359,7 @@ static __always_inline void st_write_one(const struct lrb_config *cfg,
 	lrb_write(&ctx, body, half);
 	lrb_write(&ctx, body + half, blen - half);
 	lrb_write(&ctx, &csum, sizeof(csum));
-	if (st_rng(&st->rng) % ST_TRY_DISCARD_RATE == 0) {
+	if ((u32)st_rng(&st->rng) % ST_TRY_DISCARD_RATE == 0) {
 		if (!lrb_try_discard(cfg, &ctx)) {
 			/* never written: not an attempt, seq not used */
 			st->attempted--;
@@ -456,7 +457,7 @@ static void st_irq_write(struct st_cpu *c, int cx)
 
 	if (this_cpu_read(lrb_nesting))
 		st->nested++;
-	n = 1 + st_rng(&st->rng) % 3;
+	n = 1 + (u32)st_rng(&st->rng) % 3;
 	for (i = 0; i < n; i++)
 		c->run->v->write(c, cx);
 }
@@ -847,7 +848,7 @@ static int st_reader_fn(void *arg)
 		if (now >= next_pause) {
 			/* let the buffers fill */
 			run->pauses++;
-			msleep(10 + st_rng(&run->rng) % 20);
+			msleep(10 + (u32)st_rng(&run->rng) % 20);
 			next_pause = ktime_get_ns() + 100 * NSEC_PER_MSEC;
 		}
 		if (run->overwrite && now >= next_snap) {
@@ -954,7 +955,7 @@ static void st_start(struct kunit *test, struct st_run *run)
 			wake_up_process(run->cpus[cpu].task);
 
 	/* every writer, and every timer, has run at least once */
-	deadline = ktime_get_ns() + 30 * NSEC_PER_SEC;
+	deadline = ktime_get_ns() + 30ULL * NSEC_PER_SEC;
 	do {
 		usleep_range(1000, 2000);
 		all = true;
