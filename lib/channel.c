@@ -157,6 +157,75 @@ struct lrb_buf *lrb_channel_buf(struct lrb_chan *chan, unsigned int i)
 }
 EXPORT_SYMBOL_GPL(lrb_channel_buf);
 
+#if LRB_PORT_TEST_HOOKS
+/*
+ * Put @buf in the state it would have after writers reached position @pos
+ * (on pass @pass: positions wrapped @pass times) and a reader consumed
+ * everything before it: the next packet opens at @pos, and every earlier
+ * lap of every sub-buffer is complete.
+ */
+static void lrb_buf_start_at(struct lrb_buf *buf, unsigned long pos,
+			     unsigned long pass)
+{
+	const struct lrb_chan *chan = buf->chan;
+	bool per_cpu = lrb_per_cpu(chan->cfg);
+	unsigned long first = lrb_subbuf_index(chan, pos);
+	unsigned long ring = pos & ~(lrb_buf_size(chan) - 1);
+	unsigned long i, next, lap;
+
+	lrb_v_set(per_cpu, &buf->offset, pos);
+	lrb_atomic_set(&buf->consumed, pos);
+	for (i = 0; i < chan->num_subbuf; i++) {
+		/* where, and so in which lap, writers write sub-buffer i next */
+		next = lrb_pos_add(ring, i << chan->subbuf_order);
+		if (i < first)
+			next = lrb_pos_add(next, lrb_buf_size(chan));
+		lap = lrb_lap(chan, next);
+		lrb_v_set(per_cpu, &buf->commit[i], lap << chan->subbuf_order);
+		/* as lrb_buf_alloc() leaves lap 0: claimed, not delivered */
+		if (chan->cfg->mode == LRB_MODE_OVERWRITE)
+			lrb_atomic_set(&buf->wsb[i],
+				       (lrb_atomic_read(&buf->wsb[i]) &
+					LRB_SLOT_MASK) |
+					       lap << LRB_WSB_TAG_SHIFT);
+	}
+	/* what the openers at the quarters would have recorded */
+	buf->pass_hi = pass;
+	buf->pass_lo = pos > 3 * BIT(LRB_POS_BITS - 2) ? pass + 1 : pass;
+}
+
+/**
+ * lrb_channel_start_at() - test hook: start a new channel at a position
+ * @chan: a channel just created: nothing written, no reader
+ * @pos: position, counted from creation without wrapping (so up to 2^64
+ *	on 64-bit machines and 2^62 on 32-bit ones), of a sub-buffer start
+ *
+ * Lets a test write and read across the wrap of positions, and of packet
+ * sequence numbers, without writing 2^62 bytes first: the first packet of
+ * every buffer opens at @pos (wrapped), its packet_seq_num is
+ * @pos >> subbuf_order, and everything before it reads as consumed.
+ *
+ * Return: 0, -EINVAL if @pos is not a sub-buffer start, -EBUSY if a
+ * buffer was already written.
+ */
+int lrb_channel_start_at(struct lrb_chan *chan, u64 pos)
+{
+	unsigned long wrapped = (unsigned long)pos & LRB_POS_MASK;
+	unsigned int i;
+
+	if (lrb_subbuf_offset(chan, wrapped))
+		return -EINVAL;
+	for (i = 0; i < chan->nr_bufs; i++)
+		if (lrb_v_read(lrb_per_cpu(chan->cfg), &chan->bufs[i]->offset) ||
+		    lrb_atomic_read(&chan->bufs[i]->reader_busy))
+			return -EBUSY;
+	for (i = 0; i < chan->nr_bufs; i++)
+		lrb_buf_start_at(chan->bufs[i], wrapped, pos >> LRB_POS_BITS);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(lrb_channel_start_at);
+#endif
+
 /**
  * lrb_channel_flush() - close the partly filled packet of every buffer
  * @chan: the channel

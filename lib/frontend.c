@@ -191,11 +191,12 @@ static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
 	unsigned long want = start + chan->subbuf_size - lrb_buf_size(chan);
 	unsigned long c = lrb_atomic_read(&buf->consumed);
 
-	while ((long)(want - c) > 0) {
+	want &= LRB_POS_MASK;
+	while (lrb_pos_before(c, want)) {
 		unsigned long old = lrb_atomic_cmpxchg(&buf->consumed, c, want);
 
 		if (old == c) {
-			lrb_atomic_add((want - c) >> chan->subbuf_order,
+			lrb_atomic_add(lrb_pos_dist(c, want) >> chan->subbuf_order,
 				       &buf->lost_packets);
 			/* the new read position may hold a delivered packet */
 			if (chan->cfg->wakeup == LRB_WAKEUP_BY_WRITER)
@@ -204,6 +205,35 @@ static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
 		}
 		c = old;
 	}
+}
+
+/*
+ * The packet_seq_num of the packet at @start: its number since the buffer
+ * was created, which unlike positions does not wrap before 2^64 bytes
+ * (2^62 on 32-bit machines, where the pass has 32 bits), so that
+ * readers see no gap and no step back where positions wrap.
+ *
+ * The high part is the pass: how many times positions wrapped before
+ * @start. The opener of the packet a quarter into the position space
+ * records the pass for the upper half, the one three quarters in the pass
+ * after it for the lower half; openers of the other half read it. A quarter
+ * of the position space (2^28 bytes or more) is at least 16 buffers, and
+ * no writer gets a buffer ahead of an opener that has not committed its
+ * packet header (lrb_check_space()), so the opener that records a pass
+ * always runs before, and never concurrently with, the openers that read
+ * it, whatever the nesting or the concurrency of writers.
+ */
+static u64 lrb_packet_seq(struct lrb_buf *buf, unsigned long start)
+{
+	const unsigned long quarter = BIT(LRB_POS_BITS - 2);
+	unsigned int order = buf->chan->subbuf_order;
+	unsigned long pass = lrb_pos_pass(buf, start);
+
+	if (start == quarter)
+		WRITE_ONCE(buf->pass_hi, pass);
+	else if (start == 3 * quarter)
+		WRITE_ONCE(buf->pass_lo, pass + 1);
+	return ((u64)pass << (LRB_POS_BITS - order)) + (start >> order);
 }
 
 static void lrb_open_packet(struct lrb_buf *buf, unsigned long start, u64 tsc)
@@ -218,7 +248,7 @@ static void lrb_open_packet(struct lrb_buf *buf, unsigned long start, u64 tsc)
 	ph->stream_id = chan->stream_id;
 	ph->timestamp_begin = tsc;
 	ph->packet_size = (u64)chan->subbuf_size * 8;
-	ph->packet_seq_num = start >> chan->subbuf_order;
+	ph->packet_seq_num = lrb_packet_seq(buf, start);
 	ph->cpu_id = buf->cpu;
 	ph->header_size = LRB_PACKET_HEADER_SIZE;
 	if (chan->cfg->cb.packet_begin)
@@ -238,7 +268,8 @@ static int lrb_check_space(struct lrb_buf *buf, unsigned long start)
 	unsigned long cc;
 
 	if (chan->cfg->mode == LRB_MODE_DISCARD &&
-	    start - lrb_atomic_read(&buf->consumed) >= lrb_buf_size(chan))
+	    lrb_pos_dist(lrb_atomic_read(&buf->consumed), start) >=
+		    lrb_buf_size(chan))
 		return -ENOBUFS;
 	cc = lrb_v_read(lrb_chan_per_cpu(chan),
 			&buf->commit[lrb_subbuf_index(chan, start)]);
@@ -266,7 +297,8 @@ static int lrb_count_lost(struct lrb_buf *buf, int err)
  * @old: that write position
  * @start: the packet to open, if @open_new
  * @begin: position of the record
- * @end: position after the record's payload
+ * @end: position after the record's payload: 2^LRB_POS_BITS, not wrapped,
+ *	for a record that ends exactly where positions wrap
  * @discarded: loss count sampled for the packet closed, if any
  * @header_len: record header bytes
  * @close_old: the packet at @old must be closed and padded
@@ -313,10 +345,10 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	used = lrb_subbuf_offset(chan, lrb_align(p->old));
 	p->open_new = !used;
 	p->close_old = used && used + rec_len > chan->subbuf_size;
-	p->begin = lrb_align(p->old);
+	p->begin = lrb_align(p->old) & LRB_POS_MASK;
 	p->start = p->begin;
 	if (p->close_old) {
-		p->begin = (p->old | (chan->subbuf_size - 1)) + 1;
+		p->begin = lrb_pos_add(p->old | (chan->subbuf_size - 1), 1);
 		p->open_new = true;
 	}
 	if (p->open_new) {
@@ -363,7 +395,8 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 			return lrb_count_lost(buf, ret);
 		ctx->gen = p.offset & LRB_OFFSET_GEN_MASK;
 		if (!ret && lrb_v_cmpxchg(per_cpu, &buf->offset, p.offset,
-					  p.end | ctx->gen) == p.offset)
+					  (p.end & LRB_POS_MASK) | ctx->gen) ==
+				    p.offset)
 			break;
 	}
 
@@ -406,7 +439,7 @@ static void lrb_switch_packet(void *arg)
 		    LRB_PACKET_HEADER_SIZE)
 			return;
 		tsc = chan->cfg->cb.clock_read();
-		end = (old | (chan->subbuf_size - 1)) + 1;
+		end = lrb_pos_add(old | (chan->subbuf_size - 1), 1);
 		discarded = lrb_buf_lost(buf);
 	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
 			       end | (offset & LRB_OFFSET_GEN_MASK)) != offset);
@@ -434,7 +467,7 @@ static void lrb_close_final(void *arg)
 	unsigned long offset = lrb_v_read(per_cpu, &buf->offset);
 	unsigned long gen = offset & LRB_OFFSET_GEN_MASK;
 	unsigned long old = lrb_write_pos(offset);
-	unsigned long start = lrb_align(old);
+	unsigned long start = lrb_align(old) & LRB_POS_MASK;
 	u64 tsc = f->tsc;
 
 	if (!lrb_subbuf_offset(chan, start)) {
@@ -446,7 +479,7 @@ static void lrb_close_final(void *arg)
 		lrb_open_packet(buf, start, tsc);
 	}
 	lrb_v_set(per_cpu, &buf->offset,
-		  ((old | (chan->subbuf_size - 1)) + 1) | gen);
+		  lrb_pos_add(old | (chan->subbuf_size - 1), 1) | gen);
 	lrb_close_packet(buf, old, tsc, lrb_buf_lost(buf));
 }
 

@@ -97,7 +97,7 @@ unsigned long lrb_buf_complete(struct lrb_buf *buf, unsigned long max)
 	for (n = 0; n < max && n < buf->chan->num_subbuf; n++) {
 		if (!lrb_subbuf_delivered(buf, pos))
 			break;
-		pos += buf->chan->subbuf_size;
+		pos = lrb_pos_add(pos, buf->chan->subbuf_size);
 	}
 	return n;
 }
@@ -189,7 +189,7 @@ int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 		if (ret)
 			return ret;
 		if (lrb_atomic_cmpxchg(&buf->consumed, c,
-				       c + chan->subbuf_size) == c) {
+				       lrb_pos_add(c, chan->subbuf_size)) == c) {
 			lrb_fill_subbuf(buf, sb, c, slot, true);
 			return 0;
 		}
@@ -210,7 +210,8 @@ EXPORT_SYMBOL_GPL(lrb_get_next_subbuf);
  * sub-buffer returns to the ring on release unless writers reused its
  * place meanwhile.
  *
- * Return: 0, -EINVAL if @pos is not a sub-buffer start, -ENODATA if it is
+ * Return: 0, -EINVAL if @pos is not a sub-buffer start (or not a position:
+ * it has more than %LRB_POS_BITS bits), -ENODATA if it is
  * behind the read position, -EAGAIN if it is not complete (or was just
  * overwritten), -EBUSY if the reader already holds one.
  */
@@ -223,13 +224,13 @@ int lrb_get_subbuf(struct lrb_buf *buf, unsigned long pos,
 
 	if (buf->holding)
 		return -EBUSY;
-	if (lrb_subbuf_offset(chan, pos))
+	if (lrb_subbuf_offset(chan, pos) || (pos & ~LRB_POS_MASK))
 		return -EINVAL;
 	lrb_positions(buf, &consumed, &produced);
-	if ((long)(pos - consumed) < 0)
+	if (lrb_pos_before(pos, consumed))
 		return -ENODATA;
 	/* far ahead, a position would alias a lap the ring still holds */
-	if ((long)(pos - produced) >= 0)
+	if (!lrb_pos_before(pos, produced))
 		return -EAGAIN;
 	if (chan->cfg->mode == LRB_MODE_DISCARD) {
 		if (!lrb_subbuf_delivered(buf, pos))
@@ -256,7 +257,8 @@ static void lrb_release(struct lrb_buf *buf)
 	if (chan->cfg->mode == LRB_MODE_DISCARD) {
 		if (buf->held_consuming)
 			lrb_atomic_set(&buf->consumed,
-				       buf->held_pos + chan->subbuf_size);
+				       lrb_pos_add(buf->held_pos,
+						   chan->subbuf_size));
 		return;
 	}
 	if (!buf->held_consuming) {
@@ -327,6 +329,8 @@ EXPORT_SYMBOL_GPL(lrb_subbuf_steal_page);
  * @buf: the buffer
  * @consumed: receives the read position
  * @produced: receives the write position: where the next record starts
+ *
+ * Both are positions: they wrap at 2^%LRB_POS_BITS (see lrb_pos_dist()).
  */
 void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 		   unsigned long *produced)
@@ -334,7 +338,8 @@ void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 	*consumed = lrb_atomic_read(&buf->consumed);
 	/* where the next record starts: the last one may end short of it */
 	*produced = lrb_align(lrb_write_pos(lrb_v_read(lrb_per_cpu(buf->chan->cfg),
-						       &buf->offset)));
+						       &buf->offset))) &
+		    LRB_POS_MASK;
 }
 EXPORT_SYMBOL_GPL(lrb_positions);
 
@@ -366,8 +371,14 @@ EXPORT_SYMBOL_GPL(lrb_subbuf_copy);
 void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats)
 {
 	bool per_cpu = lrb_per_cpu(buf->chan->cfg);
+	unsigned long consumed, produced;
 
-	lrb_positions(buf, &stats->consumed, &stats->produced);
+	lrb_positions(buf, &consumed, &produced);
+	/* both within a buffer of the write position: their pass is known */
+	stats->consumed = ((u64)lrb_pos_pass(buf, consumed) << LRB_POS_BITS) +
+			  consumed;
+	stats->produced = ((u64)lrb_pos_pass(buf, produced) << LRB_POS_BITS) +
+			  produced;
 	stats->records = lrb_v_read(per_cpu, &buf->records);
 	stats->lost_full = lrb_v_read(per_cpu, &buf->lost_full);
 	stats->lost_wrap = lrb_v_read(per_cpu, &buf->lost_wrap);

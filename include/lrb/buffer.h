@@ -3,11 +3,12 @@
  * lrb channels and buffers: the structures the inline fast paths touch, and
  * the position arithmetic shared by writers and readers.
  *
- * Positions are free-running byte counts (unsigned long): a buffer of
- * num_subbuf sub-buffers of subbuf_size bytes (both powers of two) maps
- * position p to sub-buffer (p >> subbuf_order) & (num_subbuf - 1), at byte
+ * Positions are free-running byte counts of LRB_POS_BITS bits (they wrap
+ * at 2^30 on 32-bit machines, 2^62 on 64-bit ones): a buffer of num_subbuf
+ * sub-buffers of subbuf_size bytes (both powers of two) maps position p to
+ * sub-buffer (p >> subbuf_order) & (num_subbuf - 1), at byte
  * p & (subbuf_size - 1). "Lap" p >> buf_order counts how many times the
- * writers went round the ring.
+ * writers went round the ring since positions last wrapped.
  */
 #ifndef _LRB_BUFFER_H
 #define _LRB_BUFFER_H
@@ -34,8 +35,9 @@
  * a packet closed there ends exactly after its last record, as CTF readers
  * require; the next record starts at the next multiple of LRB_RECORD_ALIGN.
  *
- * The top two bits of the write position count discards (positions wrap at
- * 2^62 bytes). A discard moves the position back, and a writer that read
+ * The top two bits of the write position count discards, so positions
+ * have LRB_POS_BITS bits and wrap at 2^LRB_POS_BITS. A discard moves the
+ * position back, and a writer that read
  * the old value before the discard must not see its compare-and-swap
  * succeed when the position returns to it: its timestamp could then be
  * older than the record placed before it.
@@ -43,6 +45,31 @@
 #define LRB_OFFSET_GEN_SHIFT (sizeof(unsigned long) * 8 - 2)
 #define LRB_OFFSET_GEN_ONE BIT(LRB_OFFSET_GEN_SHIFT)
 #define LRB_OFFSET_GEN_MASK (3UL << LRB_OFFSET_GEN_SHIFT)
+#define LRB_POS_BITS LRB_OFFSET_GEN_SHIFT
+#define LRB_POS_MASK (~LRB_OFFSET_GEN_MASK)
+
+/* Position @pos advanced by @n bytes, wrapped. */
+static __always_inline unsigned long lrb_pos_add(unsigned long pos,
+						 unsigned long n)
+{
+	return (pos + n) & LRB_POS_MASK;
+}
+
+/* Bytes from position @from forward to position @to, across a wrap. */
+static __always_inline unsigned long lrb_pos_dist(unsigned long from,
+						  unsigned long to)
+{
+	return (to - from) & LRB_POS_MASK;
+}
+
+/*
+ * Is position @a before @b? Wrap-safe while they are less than half the
+ * position space apart: the shift drops the two bits positions lack.
+ */
+static __always_inline bool lrb_pos_before(unsigned long a, unsigned long b)
+{
+	return (long)((a - b) << 2) < 0;
+}
 
 /**
  * struct lrb_buf - one ring of sub-buffers (per CPU, or the global one)
@@ -62,6 +89,9 @@
  * @lost_nest: records dropped because writers nested too deeply
  * @records: records committed
  * @consumed: read position: start of the oldest sub-buffer not consumed
+ * @pass_lo: how many times positions wrapped, for positions in the lower
+ *	half of the position space (see lrb_packet_seq())
+ * @pass_hi: the same, for positions in the upper half
  * @lost_packets: overwrite mode: sub-buffers writers overwrote unread
  * @reader_busy: 1 while a consuming reader is attached
  * @spare: overwrite mode: the slot the reader owns when it holds nothing
@@ -84,6 +114,8 @@ struct lrb_buf {
 	union lrb_v lost_big;
 	union lrb_v lost_nest;
 	union lrb_v records;
+	unsigned long pass_lo;
+	unsigned long pass_hi;
 
 	struct lrb_atomic consumed ____cacheline_aligned;
 	struct lrb_atomic lost_packets;
@@ -160,15 +192,28 @@ static __always_inline unsigned long lrb_buf_size(const struct lrb_chan *chan)
 /*
  * True when a sub-buffer's commit count @cc is exactly @lap full
  * sub-buffers: every lap before @lap is complete and nothing of lap @lap is
- * committed. Commit counts wrap like positions, so only the bits a lap
- * number can hold are compared.
+ * committed. Laps wrap with positions, after 2^(LRB_POS_BITS - buf_order)
+ * of them, so lap * subbuf_size is defined modulo
+ * 2^(LRB_POS_BITS - num_subbuf_order): only those bits are compared.
  */
 static __always_inline bool lrb_commit_done(const struct lrb_chan *chan,
 					    unsigned long cc, unsigned long lap)
 {
-	unsigned long mask = ~0UL >> chan->num_subbuf_order;
+	unsigned long mask = LRB_POS_MASK >> chan->num_subbuf_order;
 
 	return ((cc - (lap << chan->subbuf_order)) & mask) == 0;
+}
+
+/*
+ * How many times positions wrapped before position @pos, which must be
+ * within a buffer of the write position (see lrb_packet_seq()).
+ */
+static inline unsigned long lrb_pos_pass(const struct lrb_buf *buf,
+					 unsigned long pos)
+{
+	if (pos < BIT(LRB_POS_BITS - 1))
+		return READ_ONCE(buf->pass_lo);
+	return READ_ONCE(buf->pass_hi);
 }
 
 /*

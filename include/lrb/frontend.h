@@ -26,7 +26,8 @@
  * @prev: write position before the reservation, where a discard returns it
  * @begin: position of the record header
  * @end: position after the payload; the slot extends to the next multiple
- *	of %LRB_RECORD_ALIGN
+ *	of %LRB_RECORD_ALIGN. Not wrapped: 2^%LRB_POS_BITS for a record that
+ *	ends exactly where positions wrap (the write position is then 0)
  * @pos: where the next lrb_write() stores
  * @tsc: the record's timestamp
  * @id: event id
@@ -333,10 +334,11 @@ static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
 					   struct lrb_ctx *ctx)
 {
 	unsigned long gen = (ctx->gen + LRB_OFFSET_GEN_ONE) & LRB_OFFSET_GEN_MASK;
+	/* the end is not wrapped, the write position after it is */
+	unsigned long offset = (ctx->end & LRB_POS_MASK) | ctx->gen;
 
-	if (lrb_v_cmpxchg(lrb_per_cpu(cfg), &ctx->buf->offset,
-			  ctx->end | ctx->gen, ctx->prev | gen) !=
-	    (ctx->end | ctx->gen))
+	if (lrb_v_cmpxchg(lrb_per_cpu(cfg), &ctx->buf->offset, offset,
+			  ctx->prev | gen) != offset)
 		return -EBUSY;
 	lrb_port_nesting_dec();
 	lrb_port_writer_end();

@@ -41,9 +41,10 @@ struct lrb_chan_attr {
 /**
  * struct lrb_stats - a buffer's counters, sampled
  * @records: records committed
- * @produced: where the next record will start (bytes reserved since
- *	creation, the last record's alignment bytes included)
- * @consumed: read position
+ * @produced: where the next record will start: bytes reserved since
+ *	creation, the last record's alignment bytes included (unlike a
+ *	position, it does not wrap before 2^64 bytes, 2^62 on 32-bit)
+ * @consumed: the read position, as bytes since creation
  * @lost_full: records dropped because the reader had not freed space
  * @lost_wrap: records dropped because the next sub-buffer was still being
  *	committed
@@ -53,8 +54,8 @@ struct lrb_chan_attr {
  */
 struct lrb_stats {
 	unsigned long records;
-	unsigned long produced;
-	unsigned long consumed;
+	u64 produced;
+	u64 consumed;
 	unsigned long lost_full;
 	unsigned long lost_wrap;
 	unsigned long lost_big;

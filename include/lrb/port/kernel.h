@@ -23,6 +23,8 @@
 #include <asm/local.h>
 
 #define LRB_PAGE_SHIFT PAGE_SHIFT
+/* Test hooks of the core (lib/) exist in the KUnit build only. */
+#define LRB_PORT_TEST_HOOKS IS_ENABLED(CONFIG_LRB_KUNIT_TEST)
 
 /**
  * union lrb_v - a counter written by the buffer's writers

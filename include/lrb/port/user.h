@@ -66,6 +66,8 @@ typedef int64_t s64;
 #define ____cacheline_aligned __attribute__((__aligned__(CAA_CACHE_LINE_SIZE)))
 #define BIT(nr) (1UL << (nr))
 #define EXPORT_SYMBOL_GPL(sym)
+/* Test hooks of the core (lib/): liblrb always has them, as port_user.c. */
+#define LRB_PORT_TEST_HOOKS 1
 
 /* Buffers are made of 4 KiB units, allocated one by one like kernel pages. */
 #define LRB_PAGE_SHIFT 12
