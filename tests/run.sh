@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 B=build
 STRESS_SECONDS=${STRESS_SECONDS:-10}
 SAN_SECONDS=${SAN_SECONDS:-3}
-CROSS_SECONDS=${CROSS_SECONDS:-3}
+CROSS_SECONDS=${CROSS_SECONDS:-6}
 passed=0
 failed=0
 failed_names=()
