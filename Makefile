@@ -163,15 +163,16 @@ test-user: $(foreach v,rel asan,$(addprefix $(BUILD)/$(v)/tests/,$(USER_TESTS)))
 	   $(BUILD)/tsan/tests/stress
 
 # The user tests cross-built for arm64 and s390x (tests/run.sh runs them
-# under qemu-user), and lrb-dump for s390x: unit_ctf's traces go both ways
-# between the little-endian host and a big-endian machine.
+# under qemu-user), and the tools for s390x: unit_ctf's traces go both
+# ways between the little-endian host and a big-endian machine, and
+# lrb-receive takes a recording there.
 test-cross: $(foreach v,$(CROSS_ARCHES),$(addprefix $(BUILD)/$(v)/tests/,$(USER_TESTS))) \
-	    $(BUILD)/s390x/tools/lrb-dump $(BUILD)/tools/lrb-dump
-$(BUILD)/s390x/tools/lrb-dump: $(wildcard tools/lrb-dump/*.c) $(TOOL_COMMON) \
-			       $(TOOL_LIB) $(HEADERS) $(TOOL_HEADERS)
+	    $(addprefix $(BUILD)/s390x/tools/,$(TOOLS)) $(BUILD)/tools/lrb-dump
+$(BUILD)/s390x/tools/%: $$(wildcard tools/$$*/*.c) $(TOOL_COMMON) $(TOOL_LIB) \
+			$(HEADERS) $(TOOL_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC_s390x) $(TOOL_CFLAGS) $(wildcard tools/lrb-dump/*.c) \
-		$(TOOL_COMMON) $(TOOL_LIB) -lpthread -o $@
+	$(CC_s390x) $(TOOL_CFLAGS) $(wildcard tools/$*/*.c) $(TOOL_COMMON) \
+		$(TOOL_LIB) -lpthread -o $@
 
 check: setup
 	@$(MAKE) --no-print-directory test-user test-cross
