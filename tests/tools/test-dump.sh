@@ -134,6 +134,20 @@ PY
 		fi
 	done
 done
+# the same big-endian packets under metadata that says le: refused, saying why
+t=$dev/be-meta-large
+sed -i 's/byte_order = be;/byte_order = le;/' "$t/metadata"
+for v in rel asan; do
+	"$B/$v/lrb-dump" "$t" >/dev/null 2>"$dev/err"
+	rc=$?
+	if [ $rc -eq 1 ] &&
+	   grep -q 'the packet is big-endian but the metadata says byte_order = le' "$dev/err"; then
+		ok
+	else
+		cat "$dev/err"
+		fail "lrb-dump [$v]: big-endian packets, le metadata: exit $rc"
+	fi
+done
 
 # --- lrb-stats -------------------------------------------------------------
 export LRB_DEV_DIR=$dev
