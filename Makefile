@@ -10,6 +10,8 @@
 #   make tools      lrb-record, lrb-receive, lrb-dump, lrb-stats
 #   make fuzz       lrb-dump under libFuzzer (FUZZ_SECONDS, default 600)
 #   make check      set up, build and run every test
+#   make test-cross the user tests for arm64 and s390x (build/arm64/,
+#                   build/s390x/), run under qemu-user by tests/run.sh
 #   make bench      lrb beside ftrace's ring buffer and LTTng-UST, kernel
 #                   and user space: a table, Documentation/benchmarks.rst
 #   make icount     the fast path's instructions per record under callgrind,
@@ -50,14 +52,27 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE -Iinclude $(WARN) $(CFLAGS)
 LIBS := -lurcu-bp -lpthread
 
-# Build variants: release, AddressSanitizer+UBSan, ThreadSanitizer.
-VARIANTS := rel asan tsan
+# Build variants: release, AddressSanitizer+UBSan, ThreadSanitizer, and
+# the release flags cross-built for arm64 (weakly ordered) and s390x
+# (big-endian) against Debian's multiarch liburcu, run under qemu-user.
+CROSS_ARCHES := arm64 s390x
+VARIANTS := rel asan tsan $(CROSS_ARCHES)
 CFLAGS_rel := -O2 -fPIC
+CROSS_arm64 := aarch64-linux-gnu-
+CROSS_s390x := s390x-linux-gnu-
+CFLAGS_arm64 := $(CFLAGS_rel)
+CFLAGS_s390x := $(CFLAGS_rel)
+# GCC's cross compiler if installed, else clang on the same cross binutils,
+# libc and libgcc: Debian 12's gcc-<arch>-linux-gnu conflict with
+# gcc-multilib, clang does not.
+cross_cc = $(if $(shell command -v $(1)gcc 2>/dev/null),$(1)gcc,clang --target=$(1:-=))
+CC_arm64 := $(call cross_cc,$(CROSS_arm64))
+CC_s390x := $(call cross_cc,$(CROSS_s390x))
 CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 	       -fno-sanitize-recover=all
 CFLAGS_tsan := -O1 -fsanitize=thread
 
-.PHONY: all lib tools tools-static setup demo demo-user check test-user fuzz \
+.PHONY: all lib tools tools-static setup demo demo-user check test-user test-cross fuzz \
 	module \
 	module-clean bench icount \
 	kunit kunit-debug vmtest vmtest-debug fuzz-vm verify soak install clean
@@ -66,16 +81,16 @@ all: lib
 define variant
 $(BUILD)/$(1)/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $$(dir $$@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_$(1)) -c $$< -o $$@
+	$(or $(CC_$(1)),$(CC)) $(BASE_CFLAGS) $(CFLAGS_$(1)) -c $$< -o $$@
 
 $(BUILD)/$(1)/liblrb.a: $(patsubst %.c,$(BUILD)/$(1)/%.o,$(LIB_SRCS))
 	@rm -f $$@
-	$(AR) rcs $$@ $$^
+	$(if $(CROSS_$(1)),$(CROSS_$(1))ar,$(AR)) rcs $$@ $$^
 
 $(BUILD)/$(1)/tests/%: tests/user/%.c $(BUILD)/$(1)/liblrb.a $(HEADERS)
 	@mkdir -p $$(dir $$@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_$(1)) $$< $(BUILD)/$(1)/liblrb.a \
-		$(LIBS) -o $$@
+	$(or $(CC_$(1)),$(CC)) $(BASE_CFLAGS) $(CFLAGS_$(1)) $$< \
+		$(BUILD)/$(1)/liblrb.a $(LIBS) -o $$@
 endef
 $(foreach v,$(VARIANTS),$(eval $(call variant,$(v))))
 
@@ -149,8 +164,20 @@ icount: setup
 test-user: $(foreach v,rel asan,$(addprefix $(BUILD)/$(v)/tests/,$(USER_TESTS))) \
 	   $(BUILD)/tsan/tests/stress
 
+# The user tests cross-built for arm64 and s390x (tests/run.sh runs them
+# under qemu-user), and the tools for s390x: unit_ctf's traces go both
+# ways between the little-endian host and a big-endian machine, and
+# lrb-receive takes a recording there.
+test-cross: $(foreach v,$(CROSS_ARCHES),$(addprefix $(BUILD)/$(v)/tests/,$(USER_TESTS))) \
+	    $(addprefix $(BUILD)/s390x/tools/,$(TOOLS)) $(BUILD)/tools/lrb-dump
+$(BUILD)/s390x/tools/%: $$(wildcard tools/$$*/*.c) $(TOOL_COMMON) $(TOOL_LIB) \
+			$(HEADERS) $(TOOL_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC_s390x) $(TOOL_CFLAGS) $(wildcard tools/$*/*.c) $(TOOL_COMMON) \
+		$(TOOL_LIB) -lpthread -o $@
+
 check: setup
-	@$(MAKE) --no-print-directory test-user
+	@$(MAKE) --no-print-directory test-user test-cross
 	@tests/run.sh
 
 KDIR ?= $(shell scripts/kdir.sh)

@@ -4,6 +4,10 @@
  * before it is used, and every field is read with memcpy, so a corrupt or
  * truncated packet yields an error with the offset of the bad bytes, never
  * a read outside the buffer.
+ *
+ * Writers store fields in their CPU's byte order; the packet magic tells a
+ * reader which one, so a trace written on a big-endian machine decodes on
+ * a little-endian one and the other way round.
  */
 #include <lrb/decode.h>
 
@@ -15,21 +19,51 @@ static int lrb_decode_fail(struct lrb_packet_iter *it, unsigned long offset,
 	return -EBADMSG;
 }
 
-static u32 lrb_get32(const u8 *p)
+static u32 lrb_get32(const u8 *p, bool swapped)
 {
 	u32 v;
 
 	memcpy(&v, p, sizeof(v));
-	return v;
+	return swapped ? __builtin_bswap32(v) : v;
 }
 
-static u64 lrb_get64(const u8 *p)
+static u64 lrb_get64(const u8 *p, bool swapped)
 {
 	u64 v;
 
 	memcpy(&v, p, sizeof(v));
-	return v;
+	return swapped ? __builtin_bswap64(v) : v;
 }
+
+/**
+ * lrb_packet_header_load() - copy a packet header in this CPU's byte order
+ * @h: receives the header, every field in this CPU's byte order
+ * @data: the packet's first byte; sizeof(*@h) bytes must be readable
+ *
+ * Return: 0 if the packet was written in this CPU's byte order, 1 if in
+ * the other one (@h is converted), -EBADMSG if the magic is neither (@h
+ * then holds the bytes as they are).
+ */
+int lrb_packet_header_load(struct lrb_packet_header *h, const void *data)
+{
+	memcpy(h, data, sizeof(*h));
+	if (h->magic == LRB_PACKET_MAGIC)
+		return 0;
+	if (h->magic != __builtin_bswap32(LRB_PACKET_MAGIC))
+		return -EBADMSG;
+	h->magic = LRB_PACKET_MAGIC;
+	h->stream_id = __builtin_bswap32(h->stream_id);
+	h->timestamp_begin = __builtin_bswap64(h->timestamp_begin);
+	h->timestamp_end = __builtin_bswap64(h->timestamp_end);
+	h->content_size = __builtin_bswap64(h->content_size);
+	h->packet_size = __builtin_bswap64(h->packet_size);
+	h->packet_seq_num = __builtin_bswap64(h->packet_seq_num);
+	h->events_discarded = __builtin_bswap64(h->events_discarded);
+	h->cpu_id = __builtin_bswap32(h->cpu_id);
+	h->header_size = __builtin_bswap32(h->header_size);
+	return 1;
+}
+EXPORT_SYMBOL_GPL(lrb_packet_header_load);
 
 /**
  * lrb_packet_open() - start decoding a packet
@@ -39,7 +73,9 @@ static u64 lrb_get64(const u8 *p)
  * @avail: bytes readable at @data
  *
  * Validates the packet header: magic, header size, content and packet
- * sizes (whole bytes, content within packet, packet within @avail).
+ * sizes (whole bytes, content within packet, packet within @avail). The
+ * magic gives the byte order of the packet: it->header holds the header in
+ * this CPU's order, and it->swapped says if the packet is in the other.
  *
  * Return: 0, -EINVAL if @dec is invalid, or -EBADMSG with it->error and
  * it->error_offset describing the problem.
@@ -49,6 +85,7 @@ int lrb_packet_open(struct lrb_packet_iter *it, const struct lrb_decoder *dec,
 {
 	const struct lrb_packet_header *ph = &it->header;
 	u64 content, packet;
+	int order;
 
 	memset(it, 0, sizeof(*it));
 	it->dec = dec;
@@ -58,9 +95,10 @@ int lrb_packet_open(struct lrb_packet_iter *it, const struct lrb_decoder *dec,
 		return -EINVAL;
 	if (avail < sizeof(*ph))
 		return lrb_decode_fail(it, 0, "packet header truncated");
-	memcpy(&it->header, data, sizeof(*ph));
-	if (ph->magic != LRB_PACKET_MAGIC)
+	order = lrb_packet_header_load(&it->header, data);
+	if (order < 0)
 		return lrb_decode_fail(it, 0, "bad packet magic");
+	it->swapped = order;
 	if (ph->header_size != sizeof(*ph))
 		return lrb_decode_fail(it,
 				       offsetof(struct lrb_packet_header,
@@ -112,7 +150,7 @@ static int lrb_decode_header(struct lrb_packet_iter *it, struct lrb_record *rec)
 	const struct lrb_decoder *dec = it->dec;
 	unsigned long left = it->content - it->pos;
 	const u8 *p = it->base + it->pos;
-	u32 w = lrb_get32(p);
+	u32 w = lrb_get32(p, it->swapped);
 	u32 ext_id, id_bits = 32 - dec->tsc_bits;
 
 	if (dec->header == LRB_HEADER_COMPACT) {
@@ -134,15 +172,15 @@ static int lrb_decode_header(struct lrb_packet_iter *it, struct lrb_record *rec)
 				return lrb_decode_fail(it, it->pos,
 						       "record header truncated");
 			rec->id = w;
-			rec->timestamp = lrb_rebuild_ts(it->last_ts,
-							lrb_get32(p + 4), 32);
+			w = lrb_get32(p + 4, it->swapped);
+			rec->timestamp = lrb_rebuild_ts(it->last_ts, w, 32);
 			return LRB_LARGE_HEADER_SIZE;
 		}
 	}
 	if (left < LRB_EXTENDED_HEADER_SIZE)
 		return lrb_decode_fail(it, it->pos, "record header truncated");
-	rec->id = lrb_get32(p + 4);
-	rec->timestamp = lrb_get64(p + 8);
+	rec->id = lrb_get32(p + 4, it->swapped);
+	rec->timestamp = lrb_get64(p + 8, it->swapped);
 	return LRB_EXTENDED_HEADER_SIZE;
 }
 

@@ -4,10 +4,24 @@
  * header (magic, stream id) followed by the stream packet context; the
  * record header is described as a tag, the clock bits, and a variant that
  * adds the full id and timestamp in the extended form.
+ *
+ * Writers store every field in the CPU's byte order, so the trace declares
+ * that order. A compact record header is one native 32-bit word with the
+ * id in its low bits; CTF packs bit fields from the least significant bit
+ * in a little-endian trace and from the most significant bit in a
+ * big-endian one, so there the timestamp bits come first.
  */
 #include <lrb/metadata.h>
 
 #define LRB_CLOCK_NAME "lrb_clock"
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define LRB_TSDL_BYTE_ORDER "be"
+#define LRB_TSDL_BIG_ENDIAN true
+#else
+#define LRB_TSDL_BYTE_ORDER "le"
+#define LRB_TSDL_BIG_ENDIAN false
+#endif
 
 static const char lrb_tsdl_types[] =
 	"/* CTF 1.8 */\n\n"
@@ -22,7 +36,7 @@ static const char lrb_tsdl_types[] =
 	"trace {\n"
 	"\tmajor = 1;\n"
 	"\tminor = 8;\n"
-	"\tbyte_order = le;\n"
+	"\tbyte_order = " LRB_TSDL_BYTE_ORDER ";\n"
 	"\tpacket.header := struct {\n"
 	"\t\tuint32_t magic;\n"
 	"\t\tuint32_t stream_id;\n"
@@ -70,6 +84,9 @@ int lrb_metadata_format(const struct lrb_chan *chan,
 	unsigned long long id_max = (1ULL << id_bits) - 1;
 	unsigned int ts_bits = cfg->tsc_bits;
 	bool large = cfg->header == LRB_HEADER_LARGE;
+	/* the compact timestamp bits: after the id, or before it (be) */
+	const char *ts_field = large ? "" : "\t\tlrb_ts_t timestamp;\n";
+	bool ts_first = LRB_TSDL_BIG_ENDIAN && !large;
 
 	if (large) {
 		id_bits = 32;
@@ -95,7 +112,7 @@ int lrb_metadata_format(const struct lrb_chan *chan,
 		"stream {\n"
 		"\tid = %u;\n"
 		"\tevent.header := struct {\n"
-		"\t\tenum : integer { size = %u; align = 8; signed = false; } {\n"
+		"%s\t\tenum : integer { size = %u; align = %u; signed = false; } {\n"
 		"\t\t\tcompact = 0 ... %llu,\n"
 		"\t\t\textended = %llu,\n"
 		"\t\t} id;\n"
@@ -110,8 +127,9 @@ int lrb_metadata_format(const struct lrb_chan *chan,
 		(long long)attr->clock_offset_s,
 		(unsigned long long)attr->clock_offset,
 		ts_bits, large ? 8 : 1,
-		chan->stream_id, id_bits, id_max - 1, id_max,
-		large ? "" : "\t\tlrb_ts_t timestamp;\n",
+		chan->stream_id, ts_first ? ts_field : "", id_bits,
+		ts_first ? 1 : 8, id_max - 1, id_max,
+		ts_first ? "" : ts_field,
 		large ? "\t\t\tstruct {\n\t\t\t\tlrb_ts_t timestamp;\n\t\t\t} compact;\n" :
 			"\t\t\tstruct {\n\t\t\t} compact;\n",
 		lrb_tsdl_packet_context,

@@ -136,6 +136,17 @@ static long futex(int *uaddr, int op, int val, const struct timespec *ts)
 	return syscall(SYS_futex, uaddr, op, val, ts, NULL, 0);
 }
 
+/*
+ * Called after the change that makes the buffer readable: the commit count
+ * (lrb_commit_bytes()), the delivered mark (lrb_deliver()) or the read
+ * position (lrb_push_reader()), each a value-returning atomic operation.
+ * uatomic_add_return() is a full barrier on both sides (liburcu's uatomic
+ * API): the change is visible before the new @seq, which pairs with the
+ * smp_rmb() of lrb_wait_readable(); and @seq is stored before @waiters is
+ * loaded, which pairs with the reader's increment of @waiters before it
+ * loads @seq: either the reader sees the new @seq (its futex wait returns
+ * at once) or this writer sees it waiting and wakes it.
+ */
 void lrb_port_wake(struct lrb_buf *buf)
 {
 	uatomic_add_return(&buf->wait.seq, 1);
@@ -161,12 +172,21 @@ int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms)
 	u64 deadline = lrb_clock_default() + timeout_ms * 1000000ULL;
 	bool ready;
 
+	/* full barrier: @waiters before @seq, see lrb_port_wake() */
 	uatomic_add_return(&buf->wait.waiters, 1);
 	for (;;) {
 		int seq = uatomic_read(&buf->wait.seq);
 		u64 now = lrb_clock_default();
 		struct timespec ts;
 
+		/*
+		 * @seq before the buffer's state. Pairs with the full barrier
+		 * between a writer's state change and its increment of @seq
+		 * in lrb_port_wake(): a weakly ordered CPU (arm64, POWER)
+		 * could otherwise load the old state after the new @seq and
+		 * sleep on that @seq through the delivery it announced.
+		 */
+		smp_rmb();
 		ready = lrb_buf_readable(buf);
 		if (ready || now >= deadline)
 			break;

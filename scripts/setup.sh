@@ -42,6 +42,20 @@ kunit_packages+=(busybox-static cpio)
 # headers, lttng-sessiond and the lttng client; procps (ps, pgrep), with
 # which tests/bench/user/run.sh makes sure the daemons it started are gone.
 bench_packages=(lttng-tools liblttng-ust-dev procps)
+# The user build for arm64 and s390x (make test-cross, run under qemu-user
+# by tests/run.sh): Debian's multiarch liburcu of those architectures, and
+# the cross binutils, libc and libgcc that clang --target links with.
+# GCC's cross compilers are used when installed, but Debian 12's conflict
+# with gcc-multilib: they are installed only where gcc-multilib is not.
+cross_arches=(arm64 s390x)
+cross_packages=(qemu-user-static clang
+		binutils-aarch64-linux-gnu libc6-dev-arm64-cross
+		libgcc-12-dev-arm64-cross liburcu-dev:arm64
+		binutils-s390x-linux-gnu libc6-dev-s390x-cross
+		libgcc-12-dev-s390x-cross liburcu-dev:s390x)
+if ! dpkg -s gcc-multilib >/dev/null 2>&1; then
+	cross_packages+=(gcc-aarch64-linux-gnu gcc-s390x-linux-gnu)
+fi
 
 say() { echo "lrb setup: $*" >&2; }
 
@@ -66,9 +80,16 @@ apt_update_once() {
 	fi
 }
 
+# Installed? With several architectures of a package installed (multiarch
+# liburcu-dev), dpkg wants the native one named.
+native=$(dpkg --print-architecture)
+installed() {
+	dpkg -s "$1" >/dev/null 2>&1 || dpkg -s "$1:$native" >/dev/null 2>&1
+}
+
 missing=()
 for p in "${packages[@]}"; do
-	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
 
 # Newest Debian 6.12 generic headers: linux-headers-6.12.N+deb12-amd64.
@@ -76,7 +97,7 @@ if ! headers=$(scripts/kdir.sh --package 2>/dev/null); then
 	apt_update_once
 	headers=$(scripts/kdir.sh --package)
 fi
-dpkg -s "$headers" >/dev/null 2>&1 || missing+=("$headers")
+installed "$headers" || missing+=("$headers")
 
 if [ ${#missing[@]} -gt 0 ]; then
 	apt_update_once
@@ -85,15 +106,25 @@ if [ ${#missing[@]} -gt 0 ]; then
 		apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# Multiarch: the architectures liburcu-dev:<arch> comes from.
+foreign=$(dpkg --print-foreign-architectures)
+for a in "${cross_arches[@]}"; do
+	if ! grep -qx "$a" <<<"$foreign"; then
+		say "adding the $a architecture (dpkg --add-architecture $a)"
+		as_root dpkg --add-architecture "$a"
+		apt_updated=
+	fi
+done
+
 missing=()
-extra=("${kunit_packages[@]}")
+extra=("${kunit_packages[@]}" "${cross_packages[@]}")
 [ -z "$bench" ] || extra+=("${bench_packages[@]}")
 for p in "${extra[@]}"; do
-	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	apt_update_once
-	say "installing ${missing[*]} (for KUnit, the VM tests${bench:+ and make bench})"
+	say "installing ${missing[*]} (for KUnit, the VM tests, the arm64 and s390x user tests${bench:+ and make bench})"
 	as_root env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run the lrb test suite: user-space unit and stress tests (release, ASan +
-# UBSan, TSan), the fast path's instruction counts under callgrind
+# UBSan, TSan, and the release build for arm64 and s390x under qemu-user,
+# with CTF traces going both ways between byte orders), the fast path's instruction counts under callgrind
 # (tests/bench/icount), the spin model of the protocol (tests/model), the
 # kernel build of the core, the style checks, and the KUnit suites in a UML
 # kernel and in an x86_64 kernel under qemu with 4 CPUs. Every program ends
@@ -21,6 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 B=build
 STRESS_SECONDS=${STRESS_SECONDS:-10}
 SAN_SECONDS=${SAN_SECONDS:-3}
+CROSS_SECONDS=${CROSS_SECONDS:-6}
 passed=0
 failed=0
 failed_names=()
@@ -93,8 +95,49 @@ for mode in discard overwrite; do
 	run "stress $mode ${SAN_SECONDS}s [tsan]" \
 		$B/tsan/tests/stress --mode $mode --seconds "$SAN_SECONDS"
 done
+
+# qemu ARCH PROGRAM [ARG...]: a program of the user build for ARCH, under
+# qemu-user (its libraries from Debian's multiarch packages).
+qemu() {
+	local q=qemu-$1-static
+
+	shift
+	if ! command -v "$q" >/dev/null; then
+		echo "$q not found: run scripts/setup.sh (it installs qemu-user-static)"
+		return 1
+	fi
+	"$q" "$@"
+}
+# arm64: weakly ordered; s390x: big-endian
+for a in arm64:aarch64 s390x:s390x; do
+	arch=${a%%:*}
+	for t in unit_api unit_decode unit_badinput; do
+		run "$t [$arch, qemu]" qemu "${a#*:}" $B/$arch/tests/$t
+	done
+	for mode in discard overwrite; do
+		run "stress $mode ${CROSS_SECONDS}s [$arch, qemu]" \
+			qemu "${a#*:}" $B/$arch/tests/stress --mode $mode \
+			--seconds "$CROSS_SECONDS"
+	done
+done
+# Traces across byte orders: written on s390x, read on this host by
+# babeltrace2 and lrb-dump; written here, read by lrb-dump on s390x.
+run "unit_ctf [arm64, qemu]" qemu aarch64 $B/arm64/tests/unit_ctf
+run "unit_ctf [s390x, qemu] read here" \
+	qemu s390x $B/s390x/tests/unit_ctf --lrb-dump $B/tools/lrb-dump
+run "unit_ctf [rel] read on s390x" \
+	$B/rel/tests/unit_ctf --lrb-dump "qemu-s390x-static $B/s390x/tools/lrb-dump"
 run "vmcheck self-test (host)" make -s -C tests/vm/check O="$PWD/$B" selftest
 run "lrb-record, lrb-receive (host)" tests/tools/test-record.sh
+# the same tools built for s390x, under qemu-user: the protocol and the
+# host's little-endian packets on a big-endian machine
+mkdir -p "$log/s390x-tools"
+for t in lrb-record lrb-receive; do
+	printf '#!/bin/sh\nexec qemu-s390x-static %s "$@"\n' \
+		"$PWD/$B/s390x/tools/$t" >"$log/s390x-tools/$t"
+	chmod +x "$log/s390x-tools/$t"
+done
+run "lrb-record, lrb-receive [s390x]" tests/tools/test-record.sh "$log/s390x-tools"
 run "lrb-dump, lrb-stats (host, ASan)" tests/tools/test-dump.sh
 run "fuzz lrb-dump ${FUZZ_SECONDS:-60}s (libFuzzer)" tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 run "icount (callgrind)" tests/bench/icount/check.sh

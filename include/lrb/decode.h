@@ -3,7 +3,8 @@
  * lrb packet decoder: walks the records of one packet held in contiguous
  * memory, validating every header and length against the packet bounds.
  * It never reads outside the bytes it is given, so it serves both the
- * library's readers and tools reading untrusted trace files.
+ * library's readers and tools reading untrusted trace files. Packets of
+ * either byte order decode on any CPU (the magic says which they are in).
  */
 #ifndef _LRB_DECODE_H
 #define _LRB_DECODE_H
@@ -18,6 +19,9 @@
  *	payload starts at @payload (@avail bytes readable there), or a
  *	negative error if the event is unknown or its payload malformed
  * @priv: for @payload_size
+ *
+ * @payload_size reads the payload as the writer stored it: in the byte
+ * order of the packet (struct lrb_packet_iter.swapped).
  */
 struct lrb_decoder {
 	enum lrb_header_layout header;
@@ -53,7 +57,9 @@ struct lrb_record {
  * @pos: offset after the last record decoded (the next one starts at the
  *	next multiple of %LRB_RECORD_ALIGN)
  * @last_ts: timestamp of the previous record (or packet begin)
- * @header: copy of the packet header
+ * @header: copy of the packet header, in this CPU's byte order
+ * @swapped: the packet was written in the other byte order than this
+ *	CPU's (record headers are converted; payloads are as written)
  * @error: after a failure, what was wrong
  * @error_offset: after a failure, the offset of the bad bytes
  */
@@ -64,10 +70,12 @@ struct lrb_packet_iter {
 	unsigned long pos;
 	u64 last_ts;
 	struct lrb_packet_header header;
+	bool swapped;
 	const char *error;
 	unsigned long error_offset;
 };
 
+int lrb_packet_header_load(struct lrb_packet_header *h, const void *data);
 int lrb_packet_open(struct lrb_packet_iter *it, const struct lrb_decoder *dec,
 		    const void *data, unsigned long avail);
 int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec);

@@ -97,12 +97,14 @@ static inline unsigned int fz_event_of(uint32_t seq)
 	return ids[seq % ARRAY_SIZE(ids)];
 }
 
+/* @v in @bytes bytes, in this CPU's byte order as a client writes them. */
 static inline unsigned int fz_put(uint8_t *p, uint64_t v, unsigned int bytes)
 {
+	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 	unsigned int i;
 
 	for (i = 0; i < bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+		p[be ? bytes - 1 - i : i] = (uint8_t)(v >> (8 * i));
 	return bytes;
 }
 

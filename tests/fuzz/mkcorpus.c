@@ -3,7 +3,8 @@
  * Write the seed corpus of dump_fuzz.c into a directory: small valid
  * traces written by liblrb (tests/tools/test-dump-gen.h), their packets
  * cut down to their content so that the seeds stay small, in both input
- * modes of the harness. tests/fuzz/run.sh --corpus builds and runs it.
+ * modes of the harness. tests/fuzz/run.sh --corpus builds and runs it,
+ * natively and for s390x under qemu-user (the big-endian seeds be-meta-*).
  */
 #include "../tools/test-dump-gen.h"
 

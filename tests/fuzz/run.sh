@@ -36,6 +36,18 @@ if [ "$1" = --corpus ]; then
 	rm -rf tests/fuzz/corpus
 	mkdir -p tests/fuzz/corpus
 	"$B/mkcorpus" tests/fuzz/corpus
+	# big-endian seeds: the same traces written on s390x (qemu-user),
+	# with their metadata (byte_order = be)
+	make -s build/s390x/liblrb.a
+	clang --target=s390x-linux-gnu -std=gnu11 -O1 -g -D_GNU_SOURCE -Iinclude \
+		tests/fuzz/mkcorpus.c build/s390x/liblrb.a -lurcu-bp -lpthread \
+		-o "$B/mkcorpus-s390x"
+	rm -rf "$B/be"
+	mkdir -p "$B/be"
+	qemu-s390x-static "$B/mkcorpus-s390x" "$B/be"
+	for f in "$B"/be/meta-*; do
+		cp "$f" "tests/fuzz/corpus/be-${f##*/}"
+	done
 	say "seed corpus rewritten: $(find tests/fuzz/corpus -type f | wc -l) files, $(du -sk tests/fuzz/corpus | cut -f1) KB"
 	exit 0
 fi

@@ -102,7 +102,18 @@ static inline char *gen_metadata(const struct lrb_config *cfg, size_t *len)
 	return text;
 }
 
-/* Payload size as the test knows it (independent of lrb-dump). */
+static inline long gen_u16(const u8 *p)
+{
+	u16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * Payload size as the test knows it (independent of lrb-dump); the
+ * payloads are in this CPU's byte order (events.h).
+ */
 static inline long gen_payload_size(const struct lrb_decoder *dec, u32 id,
 				    const u8 *p, unsigned long avail)
 {
@@ -117,14 +128,14 @@ static inline long gen_payload_size(const struct lrb_decoder *dec, u32 id,
 	case FZ_EV_TINY:
 		return 1;
 	case FZ_EV_VM:
-		return avail < 20 ? -1 : 20 + (p[12] | p[13] << 8);
+		return avail < 20 ? -1 : 20 + gen_u16(p + 12);
 	case FZ_EV_RICH:
 		for (n = 20; n < avail && p[n]; n++)
 			;
 		if (n + 3 > avail)
 			return -1;
 		n++;
-		return n + 2 + 3 * (p[n] | p[n + 1] << 8) + 6;
+		return n + 2 + 3 * gen_u16(p + n) + 6;
 	}
 	return -1;
 }

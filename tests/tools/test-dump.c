@@ -689,8 +689,8 @@ static void test_parser(void)
 		  "have the same id 1" },
 		{ "event { name = a; id = 1; stream_id = 3; };", "no stream has id 3" },
 		{ "event { name = a; fields := struct { }; };", "has no id" },
-		{ "event { name = a; id = 1; fields := struct { integer { size = 16; byte_order = be; } x; }; };",
-		  "big-endian integers are not supported" },
+		{ "event { name = a; id = 1; fields := struct { integer { size = 16; byte_order = middle; } x; }; };",
+		  "byte_order must be le, be, network or native" },
 		{ "event { name = a; id = 1; fields := struct { integer { size = 65; } x; }; };",
 		  "size must be a number from 0 to 64" },
 		{ "event { name = a; id = 1; fields := struct { integer { size = 8; align = 3; } x; }; };",
@@ -742,6 +742,17 @@ static void test_parser(void)
 			"typealias integer { size = 32; } := uint32_t;\n"
 			"trace { major = 1; minor = 8; byte_order = le;\n"
 			"\tpacket.header := struct { uint32_t magic; }; };\n";
+
+		CHECK(!parse(bad, strlen(bad), err, sizeof(err)) &&
+		      strstr(err, "is not lrb's"));
+	}
+	/* lrb's packet header, but not in the trace's byte order */
+	{
+		static const char bad[] =
+			"typealias integer { size = 32; } := uint32_t;\n"
+			"trace { major = 1; minor = 8; byte_order = le;\n"
+			"\tpacket.header := struct { integer { size = 32; byte_order = be; } magic;\n"
+			"\t\tuint32_t stream_id; }; };\n";
 
 		CHECK(!parse(bad, strlen(bad), err, sizeof(err)) &&
 		      strstr(err, "is not lrb's"));

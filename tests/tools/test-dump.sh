@@ -96,9 +96,60 @@ for v in rel asan; do
 	fi
 done
 
-# --- lrb-stats -------------------------------------------------------------
 dev=$(mktemp -d)
 trap 'rm -rf "$dev"' EXIT
+
+# --- big-endian traces -----------------------------------------------------
+# The fuzzer's big-endian seeds (written on s390x: tests/fuzz/run.sh
+# --corpus) as trace directories: lrb-dump must print the values
+# babeltrace2 prints, bit fields (CTF packs them from the top bit there)
+# and all, and the same number of events.
+# fields TEXT: each record's time and scalar fields, as "name=value" words
+fields() {
+	sed -E 's/ = /=/g; s/[{},]/ /g' |
+		grep -oE '^\[[0-9]+\]|\b(seq|ts|temp|flags|lo3|hi5|flag|pad|nvals)=[-0-9a-fA-Fx]+' |
+		sed -E 's/^\[0*([0-9])/[\1/' | tr 'A-FX' 'a-fx'
+}
+for seed in tests/fuzz/corpus/be-meta-*; do
+	t=$dev/${seed##*/}
+	mkdir -p "$t"
+	python3 - "$seed" "$t" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+n = d[1] | d[2] << 8
+open(sys.argv[2] + '/metadata', 'wb').write(d[3:3 + n])
+open(sys.argv[2] + '/chan_0', 'wb').write(d[3 + n:])
+PY
+	grep -q 'byte_order = be' "$t/metadata" || fail "$seed: not a big-endian trace"
+	for v in rel asan; do
+		want=$(babeltrace2 --clock-cycles "$t" 2>&1 | fields)
+		got=$("$B/$v/lrb-dump" --clock-cycles "$t" 2>"$dev/err" | fields)
+		if [ -n "$want" ] && [ "$got" = "$want" ] &&
+		   grep -q "files, 24 events, 0 discarded, 0 packets lost" "$dev/err"; then
+			ok
+		else
+			cat "$dev/err"
+			diff <(echo "$want") <(echo "$got") | head -20
+			fail "lrb-dump [$v] on $seed: not what babeltrace2 prints"
+		fi
+	done
+done
+# the same big-endian packets under metadata that says le: refused, saying why
+t=$dev/be-meta-large
+sed -i 's/byte_order = be;/byte_order = le;/' "$t/metadata"
+for v in rel asan; do
+	"$B/$v/lrb-dump" "$t" >/dev/null 2>"$dev/err"
+	rc=$?
+	if [ $rc -eq 1 ] &&
+	   grep -q 'the packet is big-endian but the metadata says byte_order = le' "$dev/err"; then
+		ok
+	else
+		cat "$dev/err"
+		fail "lrb-dump [$v]: big-endian packets, le metadata: exit $rc"
+	fi
+done
+
+# --- lrb-stats -------------------------------------------------------------
 export LRB_DEV_DIR=$dev
 mkdir -p "$dev/demo"
 counters() { # cpu/total label, then 11 values

@@ -1505,7 +1505,7 @@ static void test_callbacks(void)
 static void *late_writer(void *arg)
 {
 	struct lrb_chan *chan = arg;
-	static const u8 payload[8] = { 8 };
+	static const u32 payload[2] = { 8 };	/* its length, native order */
 	struct timespec ts = { 0, 50 * 1000 * 1000 };
 
 	lrb_thread_init();

@@ -6,6 +6,13 @@
  * directory, and check that babeltrace2 prints every record that was read
  * with its fields and its exact timestamp, and reports the discarded
  * events and lost packets that lrb counted.
+ *
+ *   unit_ctf [--lrb-dump COMMAND]
+ *
+ * --lrb-dump checks each trace with lrb-dump too, the same way. Run under
+ * qemu-s390x, this writes big-endian traces for the host's readers; run
+ * natively with COMMAND "qemu-s390x-static .../lrb-dump", little-endian
+ * traces for a big-endian reader (tests/run.sh does both).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +70,7 @@ struct expect {
 };
 
 static char dir[] = "/tmp/lrb-unit-ctf-XXXXXX";
+static const char *lrb_dump;
 
 /* Write record @seq at the current time; a jump makes it extended. */
 static int write_one(const struct lrb_config *cfg, struct lrb_chan *chan,
@@ -141,6 +149,66 @@ static void write_metadata(struct lrb_chan *chan, const char *path)
 	fclose(f);
 }
 
+/* Event @n as a reader printed it, against @e; counts a mismatch in @bad. */
+static void check_event(const char *trace, const struct expect *e,
+			unsigned long n, unsigned long long cycles,
+			const char *name, unsigned int seq,
+			unsigned long long ts, const char *line,
+			unsigned long *bad)
+{
+	if (n < e->n && (seq != e->seq[n] || ts != e->ts[n] || cycles != ts ||
+			 strcmp(name, seq % 5 ? "small" : "big"))) {
+		if ((*bad)++ < 5)
+			fprintf(stderr, "%s: event %lu: %s", trace, n, line);
+	}
+}
+
+/* Run lrb-dump on the trace and compare what it prints with @e. */
+static void check_lrb_dump(const char *trace, const struct expect *e)
+{
+	unsigned long n = 0, discarded = 0, packets = 0, bad = 0, k;
+	char cmd[1024], line[512];
+	int status;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s --clock-cycles %s 2>%s/dump.err",
+		 lrb_dump, trace, dir);
+	p = popen(cmd, "r");
+	REQUIRE(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long cycles, ts;
+		unsigned int seq;
+		char name[32];
+
+		if (sscanf(line, "[%llu] cpu %*u %31[a-z]: seq=%u ts=%llu",
+			   &cycles, name, &seq, &ts) == 4) {
+			check_event(trace, e, n++, cycles, name, seq, ts, line,
+				    &bad);
+		} else if (sscanf(line, "[%*u] cpu %*u discarded: %lu events",
+				  &k) == 1) {
+			discarded += k;
+		} else if (sscanf(line, "[%*u] cpu %*u lost: %lu packets",
+				  &k) == 1) {
+			packets += k;
+		} else if (bad++ < 5) {
+			fprintf(stderr, "%s: unexpected lrb-dump line: %s",
+				trace, line);
+		}
+	}
+	status = pclose(p);
+	CHECK_EQ(status, 0);
+	if (status) {
+		snprintf(cmd, sizeof(cmd), "cat %s/dump.err >&2", dir);
+		if (system(cmd))
+			fprintf(stderr, "unit_ctf: cannot show %s/dump.err\n",
+				dir);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(n, e->n);
+	CHECK_EQ(discarded, e->lost);
+	CHECK_EQ(packets, e->last_seq - e->first_seq + 1 - e->packets);
+}
+
 /* Run babeltrace2 on the trace and compare what it prints with @e. */
 static void check_babeltrace(const char *trace, const struct expect *e)
 {
@@ -166,14 +234,7 @@ static void check_babeltrace(const char *trace, const struct expect *e)
 					line);
 			continue;
 		}
-		if (n < e->n && (seq != e->seq[n] || ts != e->ts[n] ||
-				 cycles != ts ||
-				 strcmp(name, seq % 5 ? "small" : "big"))) {
-			if (bad++ < 5)
-				fprintf(stderr, "%s: event %lu: %s", trace, n,
-					line);
-		}
-		n++;
+		check_event(trace, e, n++, cycles, name, seq, ts, line, &bad);
 	}
 	CHECK_EQ(pclose(p), 0);
 	CHECK_EQ(bad, 0);
@@ -252,15 +313,23 @@ static void run_trace(const char *name, const struct lrb_config *cfg,
 		CHECK_EQ(e.seq[e.n - 1], nr - 1);
 	}
 	check_babeltrace(trace, &e);
+	if (lrb_dump)
+		check_lrb_dump(trace, &e);
 	lrb_reader_close(buf);
 	lrb_channel_destroy(chan);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char cmd[300];
 	int ret;
 
+	if (argc == 3 && !strcmp(argv[1], "--lrb-dump")) {
+		lrb_dump = argv[2];
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: unit_ctf [--lrb-dump COMMAND]\n");
+		return 2;
+	}
 	test_main_begin(120);
 	if (system("babeltrace2 --version >/dev/null 2>&1")) {
 		fprintf(stderr,

@@ -382,6 +382,110 @@ static void test_hand_bits(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Packets of the other byte order.                                   */
+
+static void swap32_at(u8 *data, unsigned long off)
+{
+	u32 v;
+
+	memcpy(&v, data + off, sizeof(v));
+	v = __builtin_bswap32(v);
+	memcpy(data + off, &v, sizeof(v));
+}
+
+static void swap64_at(u8 *data, unsigned long off)
+{
+	u64 v;
+
+	memcpy(&v, data + off, sizeof(v));
+	v = __builtin_bswap64(v);
+	memcpy(data + off, &v, sizeof(v));
+}
+
+/*
+ * @p (finished) into @out as a CPU of the other byte order writes it: the
+ * packet header and every record header swapped. Payloads are left as
+ * they are: the decoder hands them to the payload_size callback as written.
+ */
+static void swap_packet(const struct pk *p, u8 *out)
+{
+	unsigned long off;
+	unsigned int i;
+
+	memcpy(out, p->data, p->size);
+	swap32_at(out, offsetof(struct lrb_packet_header, magic));
+	swap32_at(out, offsetof(struct lrb_packet_header, stream_id));
+	for (off = offsetof(struct lrb_packet_header, timestamp_begin);
+	     off < offsetof(struct lrb_packet_header, cpu_id); off += 8)
+		swap64_at(out, off);
+	swap32_at(out, offsetof(struct lrb_packet_header, cpu_id));
+	swap32_at(out, offsetof(struct lrb_packet_header, header_size));
+	for (i = 0; i < p->n; i++) {
+		off = p->r[i].off;
+		swap32_at(out, off);
+		if (p->r[i].ext) {
+			swap32_at(out, off + 4);
+			swap64_at(out, off + 8);
+		} else if (p->layout == LRB_HEADER_LARGE) {
+			swap32_at(out, off + 4);
+		}
+	}
+}
+
+/* The records of @p, from its byte-swapped copy. */
+static void expect_swapped(const struct pk *p)
+{
+	static u8 sw[PK_MAX];
+	struct lrb_packet_header h;
+	struct lrb_packet_iter it;
+	struct lrb_decoder dec;
+	struct lrb_record rec;
+	unsigned int i;
+
+	swap_packet(p, sw);
+	CHECK_EQ(lrb_packet_header_load(&h, p->data), 0);
+	CHECK_EQ(lrb_packet_header_load(&h, sw), 1);
+	CHECK(!memcmp(&h, p->data, sizeof(h)));
+	dec_init(&dec, p->layout, p->bits);
+	REQUIRE_EQ(lrb_packet_open(&it, &dec, sw, p->size), 0);
+	CHECK(it.swapped);
+	CHECK(!memcmp(&it.header, p->data, sizeof(it.header)));
+	CHECK_EQ(it.content, p->pos);
+	for (i = 0; i < p->n; i++) {
+		const struct pk_rec *r = &p->r[i];
+
+		REQUIRE_EQ(lrb_packet_next(&it, &rec), 1);
+		CHECK_EQ(rec.id, r->id);
+		CHECK_EQ(rec.timestamp, r->ts);
+		CHECK_EQ(rec.len, r->len);
+		CHECK_EQ(rec.offset, r->off);
+		CHECK_EQ(rec.extended, r->ext);
+		CHECK(test_check_payload(rec.payload, r->id, r->len, r->seq));
+	}
+	CHECK_EQ(lrb_packet_next(&it, &rec), 0);
+	/* the native packet is not swapped */
+	REQUIRE_EQ(lrb_packet_open(&it, &dec, p->data, p->size), 0);
+	CHECK(!it.swapped);
+}
+
+/* Both header layouts and every compact split, in the other byte order. */
+static void test_swapped(void)
+{
+	static const u8 neither[LRB_PACKET_HEADER_SIZE] = { 0xC1, 0xFC, 0x1F, 0xC0 };
+	struct lrb_packet_header h;
+	struct pk *p = &pk_a;
+
+	build_compact27(p);
+	pk_finish(p, p->pos + 100);
+	expect_swapped(p);
+	test_hand_large();	/* leaves a large packet in pk_a */
+	expect_swapped(p);
+	test_hand_bits();	/* leaves 31 timestamp bits in pk_a */
+	expect_swapped(p);
+	CHECK_EQ(lrb_packet_header_load(&h, neither), -EBADMSG);
+}
+
+/* ------------------------------------------------------------------ */
 /* Packets written by the library.                                    */
 
 static u64 now;
@@ -1158,6 +1262,7 @@ int main(void)
 	TEST_RUN(test_hand_compact);
 	TEST_RUN(test_hand_large);
 	TEST_RUN(test_hand_bits);
+	TEST_RUN(test_swapped);
 	TEST_RUN(test_lib_forms);
 	TEST_RUN(test_open_errors);
 	TEST_RUN(test_bad_decoder);

@@ -7,6 +7,7 @@
 #include "net.h"
 
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -137,11 +138,23 @@ char *tool_addr_str(const struct sockaddr *sa, char *buf, size_t len)
 	return buf;
 }
 
+/* htole and letoh are the same swap (or none) */
+void lrb_net_hello_order(struct lrb_net_hello *h)
+{
+	h->version = htole32(h->version);
+	h->kind = htole32(h->kind);
+	h->session = htole64(h->session);
+	h->cpu = htole32(h->cpu);
+	h->ncpu = htole32(h->ncpu);
+	h->subbuf_size = htole64(h->subbuf_size);
+}
+
 int lrb_net_send(int fd, __u32 type, __u32 cpu, __u64 value,
 		 const void *payload, __u64 length)
 {
 	struct lrb_net_frame f = {
-		.type = type, .cpu = cpu, .value = value, .length = length,
+		.type = htole32(type), .cpu = htole32(cpu),
+		.value = htole64(value), .length = htole64(length),
 	};
 
 	if (tool_write_full(fd, &f, sizeof(f)))
@@ -161,6 +174,10 @@ int lrb_net_recv(int fd, struct lrb_net_frame *f, char **payload)
 		errno = ECONNRESET;
 		return -1;
 	}
+	f->type = le32toh(f->type);
+	f->cpu = le32toh(f->cpu);
+	f->value = le64toh(f->value);
+	f->length = le64toh(f->length);
 	if (f->length > LRB_NET_MAX_PAYLOAD || !f->type ||
 	    f->type > LRB_NET_RESULT) {
 		errno = EPROTO;

@@ -74,6 +74,12 @@ struct lrb_net_frame {
 	__u64 length;
 };
 
+/*
+ * Convert the integers of a hello between this CPU's byte order and the
+ * protocol's (little-endian), in place: before sending, after receiving.
+ */
+void lrb_net_hello_order(struct lrb_net_hello *h);
+
 /* Largest frame payload accepted (metadata, summary, messages). */
 #define LRB_NET_MAX_PAYLOAD (16U << 20)
 
@@ -88,7 +94,7 @@ int tool_parse_addr(const char *s, bool host_optional,
 /* "ADDR:PORT" of @sa in @buf. */
 char *tool_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 
-/* Send a frame and its payload; 0 or -1 (errno set). */
+/* Send a frame (in the protocol's byte order) and its payload; 0 or -1. */
 int lrb_net_send(int fd, __u32 type, __u32 cpu, __u64 value,
 		 const void *payload, __u64 length);
 /*

@@ -19,7 +19,11 @@
 #include <uapi/lrb/lrb_abi.h>
 
 #define TOOL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define TOOL_PAGE_SIZE 4096UL
+/*
+ * The kernel's page size (4 KiB on x86-64, 16 or 64 KiB on arm64): lrb.ko
+ * splices and maps whole pages of it.
+ */
+#define TOOL_PAGE_SIZE tool_page_size()
 /* CPUs a tool handles; cpu files beyond are reported, not opened */
 #define TOOL_MAX_CPUS 1024
 
@@ -27,6 +31,8 @@
 #define TOOL_EXIT_OK 0
 #define TOOL_EXIT_ERROR 1
 #define TOOL_EXIT_USAGE 2
+
+unsigned long tool_page_size(void);
 
 /* --- messages (util.c) --- */
 

@@ -14,6 +14,15 @@
 
 const char *tool_name = "lrb";
 
+unsigned long tool_page_size(void)
+{
+	long n = sysconf(_SC_PAGESIZE);
+
+	if (n <= 0)
+		tool_die("sysconf(_SC_PAGESIZE) failed: cannot tell the kernel's page size");
+	return n;
+}
+
 static void tool_vmsg(const char *fmt, va_list ap)
 {
 	char msg[1024];

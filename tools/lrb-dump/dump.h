@@ -41,6 +41,13 @@ enum dump_kind {
 	DUMP_SEQUENCE,
 };
 
+/* Byte order of an integer: the trace's (native), or given. */
+enum dump_order {
+	DUMP_ORDER_TRACE,
+	DUMP_ORDER_LE,
+	DUMP_ORDER_BE,
+};
+
 /* Display base of an integer. */
 enum dump_base {
 	DUMP_BASE_DEC,
@@ -85,6 +92,7 @@ struct dump_enum_entry {
  * @height: levels of the type tree, this one included
  * @size: integers, enum containers: bits (1 to 64)
  * @sign: integers: signed
+ * @order: integers: byte order
  * @base: integers: display base
  * @text: integers: encoding UTF8 or ASCII (arrays of them print as text)
  * @clock: integers: the clock they are mapped to, or NULL
@@ -107,6 +115,7 @@ struct dump_type {
 	/* DUMP_INT, DUMP_ENUM (the container) */
 	unsigned int size;
 	bool sign;
+	enum dump_order order;
 	enum dump_base base;
 	bool text;
 	const struct dump_clock *clock;
@@ -143,12 +152,14 @@ struct dump_clock {
  * @header: record header layout
  * @tsc_bits: timestamp bits of a compact record header
  * @clock: the clock of the timestamps
+ * @big_endian: the trace's byte order (byte_order = be)
  */
 struct dump_stream_class {
 	unsigned int id;
 	enum lrb_header_layout header;
 	unsigned int tsc_bits;
 	const struct dump_clock *clock;
+	bool big_endian;
 };
 
 /**
@@ -172,6 +183,7 @@ struct dump_event {
  * @events: the events, sorted by stream class, then id
  * @nr_events: how many
  * @clock: the clock of the first stream class (timestamps are printed in it)
+ * @big_endian: the trace block says byte_order = be (else le)
  * @arena: every allocation of the parser, freed at once
  */
 struct dump_meta {
@@ -180,6 +192,7 @@ struct dump_meta {
 	struct dump_event *events;
 	unsigned long nr_events;
 	const struct dump_clock *clock;
+	bool big_endian;
 	void *arena;
 };
 

@@ -20,6 +20,7 @@ struct frame {
 
 struct walk {
 	const unsigned char *pkt;
+	bool big_endian;		/* the trace's byte order */
 	unsigned long long limit;	/* first bit past the readable bytes */
 	unsigned long long budget;	/* nodes left to visit */
 	struct frame frames[DUMP_MAX_DEPTH + 1];
@@ -60,13 +61,50 @@ static int reserve(struct walk *w, const struct dump_type *t,
 	return 0;
 }
 
-/* Little-endian integer of @size bits at bit @bit (checked by the caller). */
-static unsigned long long read_bits(const unsigned char *p,
-				    unsigned long long bit, unsigned int size)
+/*
+ * Big-endian integer of @size bits at bit @bit: CTF numbers the bits of a
+ * big-endian field from the most significant bit of each byte.
+ */
+static unsigned long long read_bits_be(const unsigned char *p,
+				       unsigned long long bit,
+				       unsigned int size)
 {
+	unsigned long long v = 0;
+	unsigned int got;
+
+	if (!(bit % 8) && !(size % 8)) {
+		for (got = 0; got < size; got += 8)
+			v = v << 8 | p[bit / 8 + got / 8];
+		return v;
+	}
+	for (got = 0; got < size;) {
+		unsigned int shift = bit % 8, n = 8 - shift;
+
+		if (n > size - got)
+			n = size - got;
+		v = v << n | ((p[bit / 8] >> (8 - shift - n)) & ((1U << n) - 1));
+		got += n;
+		bit += n;
+	}
+	return v;
+}
+
+/*
+ * Integer @t at bit @bit (checked by the caller), in its byte order: its
+ * own, or the trace's.
+ */
+static unsigned long long read_bits(const struct walk *w,
+				    const struct dump_type *t,
+				    unsigned long long bit)
+{
+	const unsigned char *p = w->pkt;
+	unsigned int size = t->size;
 	unsigned long long v = 0;
 	unsigned int got = 0;
 
+	if (t->order == DUMP_ORDER_BE ||
+	    (t->order == DUMP_ORDER_TRACE && w->big_endian))
+		return read_bits_be(p, bit, size);
 	if (!(bit % 8) && !(size % 8)) {
 		for (got = 0; got < size; got += 8)
 			v |= (unsigned long long)p[bit / 8 + got / 8] << got;
@@ -303,8 +341,7 @@ static int walk_struct(struct walk *w, const struct dump_type *t,
 			if (walk_type(w, f->type, bit, f->name))
 				return -1;
 			at = align_up(at, f->type->align);
-			w->vals[fr->base + i] = read_bits(w->pkt, at,
-							  f->type->size);
+			w->vals[fr->base + i] = read_bits(w, f->type, at);
 		} else if (walk_type(w, f->type, bit, f->name)) {
 			return -1;
 		}
@@ -331,7 +368,7 @@ static int walk_type(struct walk *w, const struct dump_type *t,
 		if (reserve(w, t, bit, t->size, name))
 			return -1;
 		if (w->out) {
-			n = read_bits(w->pkt, *bit, t->size);
+			n = read_bits(w, t, *bit);
 			if (t->kind == DUMP_ENUM)
 				print_enum(w, t, n);
 			else
@@ -376,11 +413,12 @@ static int walk_type(struct walk *w, const struct dump_type *t,
  * @avail, the bytes readable there when it was measured, so that printing
  * visits what measuring accepted.
  */
-static void walk_init(struct walk *w, const unsigned char *packet,
-		      unsigned long payload, unsigned long len,
-		      unsigned long avail)
+static void walk_init(struct walk *w, const struct dump_event *ev,
+		      const unsigned char *packet, unsigned long payload,
+		      unsigned long len, unsigned long avail)
 {
 	w->pkt = packet;
+	w->big_endian = ev->stream->big_endian;
 	w->limit = 8ULL * (payload + (unsigned long long)len);
 	w->budget = 64ULL * avail + 4096;
 	w->depth = 0;
@@ -399,7 +437,7 @@ long dump_payload_size(const struct dump_event *ev,
 
 	if (!ev->fields)
 		return 0;
-	walk_init(&w, packet, payload, avail, avail);
+	walk_init(&w, ev, packet, payload, avail, avail);
 	w.err = err;
 	w.errlen = errlen;
 	if (walk_struct(&w, ev->fields, &bit, "fields", true)) {
@@ -425,7 +463,8 @@ void dump_print_fields(FILE *f, const struct dump_item *item, bool json)
 
 	if (!item->event->fields)
 		return;
-	walk_init(&w, item->packet, item->payload, item->len, item->avail);
+	walk_init(&w, item->event, item->packet, item->payload, item->len,
+		  item->avail);
 	w.out = f;
 	w.json = json;
 	w.err = err;

@@ -92,16 +92,24 @@ static int open_packet(struct dump_stream *s)
 	unsigned long long left = s->len - s->pos;
 	const struct dump_stream_class *sc;
 	struct lrb_packet_header h;
+	bool big_endian;
+	int order;
 
 	if (left < sizeof(h))
 		return stream_fail(s, s->pos,
 				   "packet header truncated: %llu bytes left, a packet header takes %zu (file cut short?)",
 				   left, sizeof(h));
-	memcpy(&h, s->data + s->pos, sizeof(h));
-	if (h.magic != LRB_PACKET_MAGIC)
+	order = lrb_packet_header_load(&h, s->data + s->pos);
+	if (order < 0)
 		return stream_fail(s, s->pos,
-				   "bad packet magic 0x%08x (expected 0x%08x): not an lrb stream, or the previous packet's size is wrong",
+				   "bad packet magic 0x%08x (expected 0x%08x in either byte order): not an lrb stream, or the previous packet's size is wrong",
 				   h.magic, LRB_PACKET_MAGIC);
+	big_endian = (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) != order;
+	if (big_endian != s->meta->big_endian)
+		return stream_fail(s, s->pos,
+				   "the packet is %s-endian but the metadata says byte_order = %s: the stream file and the metadata come from different traces",
+				   big_endian ? "big" : "little",
+				   s->meta->big_endian ? "be" : "le");
 	sc = dump_meta_stream(s->meta, h.stream_id);
 	if (!sc)
 		return stream_fail(s, s->pos + HDR_OFF(stream_id),

@@ -150,8 +150,10 @@ static void parse_trace(struct tsdl *p, struct tsdl_blocks *b)
 			minor = true;
 		} else if (!strcmp(key, "byte_order")) {
 			need_value(p, t, key, line);
-			if (v.kind != TOK_IDENT || strcmp(v.text, "le"))
-				tsdl_fail(p, line, "byte_order must be le: lrb traces are little-endian");
+			if (v.kind != TOK_IDENT ||
+			    (strcmp(v.text, "le") && strcmp(v.text, "be")))
+				tsdl_fail(p, line, "byte_order must be le or be (the writers' CPU's byte order)");
+			p->big_endian = !strcmp(v.text, "be");
 			order = true;
 		} else if (!strcmp(key, "uuid")) {
 			need_value(p, t, key, line);
@@ -166,7 +168,7 @@ static void parse_trace(struct tsdl *p, struct tsdl_blocks *b)
 		}
 	}
 	if (!major || !minor || !order)
-		tsdl_fail(p, b->trace_line, "the trace block needs major = 1, minor = 8 and byte_order = le");
+		tsdl_fail(p, b->trace_line, "the trace block needs major = 1, minor = 8 and byte_order (le or be)");
 }
 
 static void parse_env(struct tsdl *p)

@@ -64,6 +64,7 @@ struct tsdl_alias {
  * @clocks: clock blocks
  * @nr_clocks: how many
  * @depth: nesting of the type being parsed
+ * @big_endian: the trace block says byte_order = be
  * @err: error message buffer
  * @errlen: its size
  * @fail: where errors return to
@@ -82,6 +83,7 @@ struct tsdl {
 	struct dump_clock *clocks[DUMP_MAX_CLOCKS];	/* in the arena */
 	unsigned int nr_clocks;
 	unsigned int depth;
+	bool big_endian;
 	char *err;
 	size_t errlen;
 	jmp_buf fail;

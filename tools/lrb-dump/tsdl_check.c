@@ -17,6 +17,13 @@ static unsigned long long align_up(unsigned long long v, unsigned int a)
 	return (v + a - 1) & ~(unsigned long long)(a - 1);
 }
 
+/* lib/decode.c reads the headers in the trace's byte order, not another. */
+static bool trace_order(const struct tsdl *p, const struct dump_type *t)
+{
+	return t->order == DUMP_ORDER_TRACE ||
+	       t->order == (p->big_endian ? DUMP_ORDER_BE : DUMP_ORDER_LE);
+}
+
 /* What a field of a fixed layout must be. */
 struct want {
 	const char *name;
@@ -49,6 +56,7 @@ static const struct dump_clock *check_layout(struct tsdl *p,
 
 		if (strcmp(t->fields[i].name, w[i].name) ||
 		    f->kind != DUMP_INT || f->sign || f->size != w[i].size ||
+		    !trace_order(p, f) ||
 		    !f->clock != !w[i].clock || (clock && f->clock &&
 						 f->clock != clock))
 			goto bad;
@@ -87,16 +95,22 @@ static const struct dump_field *field(const struct dump_type *t,
 	return NULL;
 }
 
-/* An unsigned integer of @size bits, mapped to a clock if @clock. */
-static bool is_uint(const struct dump_type *t, unsigned int size, bool clock)
+/*
+ * An unsigned integer of @size bits in the trace's byte order, mapped to a
+ * clock if @clock.
+ */
+static bool is_uint(const struct tsdl *p, const struct dump_type *t,
+		    unsigned int size, bool clock)
 {
 	return t->kind == DUMP_INT && !t->sign && t->size == size &&
-	       !t->clock == !clock && t->align <= 32;
+	       !t->clock == !clock && t->align <= 32 && trace_order(p, t);
 }
 
 /*
  * The event header must be one of lrb's two layouts (lib/metadata.c):
- * compact: enum id of S bits, timestamp of 32 - S bits, variant v;
+ * compact: enum id of S bits, timestamp of 32 - S bits, variant v; the id
+ * is in the low bits of the 32-bit word, so a big-endian trace declares
+ * the timestamp first (CTF packs its bit fields from the top);
  * large: enum id of 32 bits, variant v with the timestamp in "compact".
  * Both extended forms hold a 32-bit id and a 64-bit timestamp.
  */
@@ -107,18 +121,24 @@ static void check_event_header(struct tsdl *p, struct dump_stream_class *sc,
 	const struct dump_clock *clock;
 	unsigned long long max;
 	unsigned int s, i;
+	bool ts_first;
 
 	if (!h || h->kind != DUMP_STRUCT || h->align != 32)
 		goto bad;
 	id = field(h, "id");
 	ts = field(h, "timestamp");
 	v = field(h, "v");
-	if (!id || !v || h->fields != id || v != &h->fields[h->nr_fields - 1] ||
-	    h->nr_fields != (ts ? 3U : 2U) || (ts && ts != &h->fields[1]))
+	ts_first = ts && p->big_endian;
+	if (!id || !v || v != &h->fields[h->nr_fields - 1] ||
+	    h->nr_fields != (ts ? 3U : 2U))
+		goto bad;
+	if (ts_first ? ts != h->fields || id != &h->fields[1] :
+		       h->fields != id || (ts && ts != &h->fields[1]))
 		goto bad;
 	s = id->type->size;
 	if (id->type->kind != DUMP_ENUM || id->type->sign || s > 32 ||
-	    id->type->nr_entries != 2 || id->type->align > 32)
+	    id->type->nr_entries != 2 || id->type->align > 32 ||
+	    !trace_order(p, id->type))
 		goto bad;
 	max = (1ULL << s) - 1;
 	for (i = 0; i < 2; i++) {
@@ -145,13 +165,15 @@ static void check_event_header(struct tsdl *p, struct dump_stream_class *sc,
 	ext_id = &ext->type->fields[0];
 	ext_ts = &ext->type->fields[1];
 	if (strcmp(ext_id->name, "id") || strcmp(ext_ts->name, "timestamp") ||
-	    !is_uint(ext_id->type, 32, false) || !is_uint(ext_ts->type, 64, true))
+	    !is_uint(p, ext_id->type, 32, false) ||
+	    !is_uint(p, ext_ts->type, 64, true))
 		goto bad;
 	clock = ext_ts->type->clock;
 	if (ts) {
 		/* compact: the timestamp bits right above the id bits */
-		if (s < 1 || s > 31 || !is_uint(ts->type, 32 - s, true) ||
-		    align_up(s, ts->type->align) != s ||
+		if (s < 1 || s > 31 || !is_uint(p, ts->type, 32 - s, true) ||
+		    (ts_first ? align_up(32 - s, id->type->align) != 32 - s :
+				align_up(s, ts->type->align) != s) ||
 		    compact->type->nr_fields != 0 || ts->type->clock != clock)
 			goto bad;
 		sc->header = LRB_HEADER_COMPACT;
@@ -161,7 +183,7 @@ static void check_event_header(struct tsdl *p, struct dump_stream_class *sc,
 
 		if (s != 32 || compact->type->nr_fields != 1 ||
 		    strcmp(cts->name, "timestamp") ||
-		    !is_uint(cts->type, 32, true) || cts->type->clock != clock)
+		    !is_uint(p, cts->type, 32, true) || cts->type->clock != clock)
 			goto bad;
 		sc->header = LRB_HEADER_LARGE;
 		sc->tsc_bits = 27;	/* not used by the large layout */
@@ -264,6 +286,7 @@ void tsdl_build(struct tsdl *p, struct tsdl_blocks *b, struct dump_meta *m)
 				tsdl_fail(p, s->line, "stream id %llu declared twice",
 					  s->id);
 		sc->id = s->id;
+		sc->big_endian = p->big_endian;
 		if (!s->packet_context)
 			tsdl_fail(p, s->line, "a stream without packet.context");
 		clock = check_layout(p, s->packet_context, packet_context, 8, 64,
@@ -274,6 +297,7 @@ void tsdl_build(struct tsdl *p, struct tsdl_blocks *b, struct dump_meta *m)
 		m->nr_streams++;
 	}
 	m->clock = m->streams[0].clock;
+	m->big_endian = p->big_endian;
 	m->nr_events = b->nr_events;
 	m->events = tsdl_alloc(p, (b->nr_events + 1) * sizeof(*m->events));
 	b->budget = 64ULL * p->len + 4000000;

@@ -315,9 +315,13 @@ static const struct dump_type *parse_integer(struct tsdl *p)
 			t->sign = attr_bool(p, &v, "signed");
 		} else if (!strcmp(key, "byte_order")) {
 			SEEN(3);
-			if (v.kind != TOK_IDENT ||
-			    (strcmp(v.text, "le") && strcmp(v.text, "native")))
-				tsdl_fail(p, line, "byte_order must be le or native: big-endian integers are not supported");
+			if (v.kind == TOK_IDENT && !strcmp(v.text, "le"))
+				t->order = DUMP_ORDER_LE;
+			else if (v.kind == TOK_IDENT &&
+				 (!strcmp(v.text, "be") || !strcmp(v.text, "network")))
+				t->order = DUMP_ORDER_BE;
+			else if (v.kind != TOK_IDENT || strcmp(v.text, "native"))
+				tsdl_fail(p, line, "byte_order must be le, be, network or native");
 		} else if (!strcmp(key, "base")) {
 			SEEN(4);
 			t->base = attr_base(p, &v);

@@ -169,6 +169,7 @@ static void *rx_conn_thread(void *arg)
 	}
 	tv.tv_sec = 0;
 	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	lrb_net_hello_order(&h);
 	if (!rx_hello_ok(&h, c->peer))
 		goto out;
 	h.channel[sizeof(h.channel) - 1] = 0;

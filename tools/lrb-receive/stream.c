@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <lrb/decode.h>
+
 #define RX_BUF_SIZE (256U << 10)
 #define HDR_SIZE sizeof(struct lrb_packet_header)
 
@@ -36,6 +38,7 @@ struct rx_framer {
 static int rx_frame(struct rx_framer *f, struct rx_session *s,
 		    struct rx_stream *st, const unsigned char *p, size_t len)
 {
+	struct lrb_packet_header h;
 	size_t n;
 
 	while (len) {
@@ -50,19 +53,22 @@ static int rx_frame(struct rx_framer *f, struct rx_session *s,
 			len -= n;
 			if (f->have < HDR_SIZE)
 				break;
-			if (f->hdr.magic != LRB_PACKET_MAGIC ||
-			    f->hdr.packet_size % (8 * TOOL_PAGE_SIZE) ||
-			    !f->hdr.packet_size ||
-			    f->hdr.packet_size / 8 > s->subbuf_size) {
+			/*
+			 * The sender's byte order and page size, not
+			 * necessarily ours: whole bytes, a header at least
+			 */
+			if (lrb_packet_header_load(&h, &f->hdr) < 0 ||
+			    h.packet_size % 8 || h.packet_size / 8 < HDR_SIZE ||
+			    h.packet_size / 8 > s->subbuf_size) {
 				snprintf(st->why, sizeof(st->why),
 					 "packet %llu at byte %llu: not an lrb packet header (magic 0x%08x, packet_size %llu bits)",
 					 (unsigned long long)st->packets,
 					 (unsigned long long)f->start,
-					 f->hdr.magic,
-					 (unsigned long long)f->hdr.packet_size);
+					 h.magic,
+					 (unsigned long long)h.packet_size);
 				return -1;
 			}
-			f->left = f->hdr.packet_size / 8 - HDR_SIZE;
+			f->left = h.packet_size / 8 - HDR_SIZE;
 		}
 		n = len < f->left ? len : f->left;
 		f->left -= n;

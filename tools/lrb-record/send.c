@@ -23,6 +23,7 @@ static int rec_connect(struct rec *r, const struct sockaddr_storage *ss,
 		       socklen_t len, const struct lrb_net_hello *hello)
 {
 	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct lrb_net_hello le = *hello;
 
 	if (fd < 0) {
 		tool_err("socket: %s", strerror(errno));
@@ -34,7 +35,8 @@ static int rec_connect(struct rec *r, const struct sockaddr_storage *ss,
 		close(fd);
 		return -1;
 	}
-	if (tool_write_full(fd, hello, sizeof(*hello))) {
+	lrb_net_hello_order(&le);
+	if (tool_write_full(fd, &le, sizeof(le))) {
 		tool_err("sending to %s: %s", r->net_peer, strerror(errno));
 		close(fd);
 		return -1;

@@ -7,8 +7,10 @@
  * Every sub-buffer of an lrb buffer is one CTF 1.8 packet: a fixed packet
  * header (trace packet header and stream packet context in CTF terms)
  * followed by records. Records start on a 4-byte boundary; each is a record
- * header followed by the payload. All fields are little-endian on the
- * architectures lrb supports.
+ * header followed by the payload. Every field is in the byte order of the
+ * CPU that wrote it (big-endian on s390x): a reader that finds the magic
+ * byte-swapped swaps every field (lrb_packet_header_load() of lrb/decode.h
+ * does it for the packet header).
  */
 #ifndef _UAPI_LRB_ABI_H
 #define _UAPI_LRB_ABI_H
@@ -52,11 +54,12 @@ struct lrb_packet_header {
 #define LRB_RECORD_ALIGN 4U
 
 /*
- * Compact record header: one 32-bit word holding the event id in its low
- * (32 - tsc_bits) bits and the low tsc_bits bits of the timestamp above it
- * (tsc_bits is 27 by default, leaving 5 bits of id). The timestamp field is
- * a CTF clock-mapped integer: a reader rebuilds the full value from the
- * previous record's timestamp, assuming at most one wrap of the field.
+ * Compact record header: one 32-bit word (in the writer's byte order)
+ * holding the event id in its low (32 - tsc_bits) bits and the low
+ * tsc_bits bits of the timestamp above it (tsc_bits is 27 by default,
+ * leaving 5 bits of id). The timestamp field is a CTF clock-mapped
+ * integer: a reader rebuilds the full value from the previous record's
+ * timestamp, assuming at most one wrap of the field.
  *
  * The extended form, used when the event id does not fit or the timestamp
  * moved by 2^tsc_bits or more since the previous record, sets the id field

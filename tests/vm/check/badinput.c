@@ -182,17 +182,17 @@ static void vc_bad_mmap(int fd, const struct lrb_buf_info *info)
 		munmap(m, len);
 	m = mmap(NULL, len - VC_PAGE, PROT_READ, MAP_SHARED, fd, 0);
 	vc_check_err(m == MAP_FAILED ? -1 : 0, errno, EINVAL, 0,
-		     "mmap of mmap_len - 4096 bytes");
+		     "mmap of mmap_len less a page");
 	if (m != MAP_FAILED)
 		munmap(m, len - VC_PAGE);
 	m = mmap(NULL, len + VC_PAGE, PROT_READ, MAP_SHARED, fd, 0);
 	vc_check_err(m == MAP_FAILED ? -1 : 0, errno, EINVAL, 0,
-		     "mmap of mmap_len + 4096 bytes");
+		     "mmap of mmap_len and a page");
 	if (m != MAP_FAILED)
 		munmap(m, len + VC_PAGE);
 	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, VC_PAGE);
 	vc_check_err(m == MAP_FAILED ? -1 : 0, errno, EINVAL, 0,
-		     "mmap at offset 4096");
+		     "mmap at offset of a page");
 	if (m != MAP_FAILED)
 		munmap(m, len);
 	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -372,12 +372,13 @@ static void vc_bad_splice(int fd, struct vc_stream *s, struct vc_framer *f)
 			break;
 	vc_check(!f->have, "reading the rest of a packet: %s", strerror(errno));
 	r = splice(fd, NULL, p[1], NULL, VC_PAGE, SPLICE_F_NONBLOCK);
-	if (vc_check(r == VC_PAGE, "splice of one page at a packet start: %zd: %s",
+	if (vc_check(r == (ssize_t)VC_PAGE,
+		     "splice of one page at a packet start: %zd: %s",
 		     r, strerror(errno))) {
 		/* the framer's buffer holds a whole packet */
 		u8 *dst = vc_framer_space(f, &n);
 
-		vc_check(read(p[0], dst, VC_PAGE) == VC_PAGE,
+		vc_check(read(p[0], dst, VC_PAGE) == (ssize_t)VC_PAGE,
 			 "reading the spliced page from the pipe: %s",
 			 strerror(errno));
 		/* the header says how much more there is */

@@ -38,7 +38,7 @@ const char *const vc_cat_name[VC_NR_CAT] = {
 	[VC_ACC_WRITTEN] = "records_written == received",
 	[VC_ACC_READ] = "packets_read and bytes_read == delivered",
 	[VC_ACC_POS] = "positions: all produced was consumed",
-	[VC_ACC_SPLICE] = "pages_spliced == bytes spliced / 4096",
+	[VC_ACC_SPLICE] = "pages_spliced == bytes spliced / page size",
 };
 
 static u32 vc_get32(const u8 *p)

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <uapi/lrb/lrb_abi.h>
 #include <vm_record.h>
@@ -30,7 +31,8 @@ typedef unsigned long long ull;
 #define vc_unused __attribute__((unused))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define VC_PAGE 4096UL
+/* the kernel's page size: what splice() and mmap() move and map */
+#define VC_PAGE ((unsigned long)sysconf(_SC_PAGESIZE))
 #define VC_MAX_CPUS 64
 #define VC_HEADER_SIZE sizeof(struct lrb_packet_header)
 #define VC_WRITTEN "/sys/kernel/debug/lrb_vm_client/written"
