@@ -316,12 +316,13 @@ static int lrb_cpu_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct lrb_kbuf *kb = file->private_data;
 
-	if (vma->vm_flags & VM_WRITE)
+	/* trace pages are never written nor run by user space */
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != lrb_kb_mmap_len(kb))
 		return -EINVAL;
 	vm_flags_mod(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP,
-		     VM_MAYWRITE);
+		     VM_MAYWRITE | VM_MAYEXEC);
 	vma->vm_ops = &lrb_vm_ops;
 	return 0;
 }
