@@ -10,6 +10,7 @@
  */
 #include <linux/cpuhotplug.h>
 #include <linux/ctype.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
@@ -142,6 +143,46 @@ static void lrb_kchan_finalize(struct lrb_kchan *kc, bool failed)
 	for_each_possible_cpu(cpu)
 		wake_up_interruptible_all(&kc->kbufs[cpu].buf->wait.wq);
 }
+
+#ifdef LRB_FAILPOINTS
+/*
+ * Test-only, in lrb.ko as tests/vm builds it (LRB_FAILPOINTS=y): the next
+ * creation of the channel named in parameter fail_publish fails with
+ * -ENOMEM after its files are published, as if a later step had failed,
+ * once a reader waits on its first CPU's file (or after 10 s): the case
+ * of a reader that opened a file of a channel whose creation then failed.
+ */
+static char lrb_fail_publish[LRB_KCHAN_NAME_MAX + 2];
+module_param_string(fail_publish, lrb_fail_publish, sizeof(lrb_fail_publish),
+		    0600);
+MODULE_PARM_DESC(fail_publish,
+		 "test only: fail the next creation of this channel after publishing its files");
+
+static int lrb_kchan_failpoint(struct lrb_kchan *kc)
+{
+	struct lrb_buf *buf = kc->kbufs[cpumask_first(cpu_possible_mask)].buf;
+	bool armed;
+	int i;
+
+	kernel_param_lock(THIS_MODULE);
+	armed = sysfs_streq(lrb_fail_publish, kc->name);
+	if (armed)
+		lrb_fail_publish[0] = '\0';
+	kernel_param_unlock(THIS_MODULE);
+	if (!armed)
+		return 0;
+	for (i = 0; i < 500 && !wq_has_sleeper(&buf->wait.wq); i++)
+		msleep(20);
+	pr_info("lrb: channel %s: failing its creation after publishing its files (fail_publish), %s\n",
+		kc->name, i < 500 ? "a reader waits" : "no reader came");
+	return -ENOMEM;
+}
+#else
+static inline int lrb_kchan_failpoint(struct lrb_kchan *kc)
+{
+	return 0;
+}
+#endif
 
 static int lrb_kchan_check(const struct lrb_config *cfg,
 			   const struct lrb_kchan_attr *attr)
@@ -347,6 +388,9 @@ struct lrb_kchan *lrb_kchan_create(const struct lrb_config *cfg,
 	ret = lrb_kchan_register(kc);
 	if (ret)
 		goto fail;
+	ret = lrb_kchan_failpoint(kc);
+	if (ret)
+		goto unregister;
 	ret = cpuhp_state_add_instance_nocalls(lrb_cpuhp_dead_state,
 					       &kc->cpuhp_dead);
 	if (ret)

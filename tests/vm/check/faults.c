@@ -22,6 +22,17 @@
  *	GET_INFO, mmap, GET_POSITIONS), stats and metadata (open, read);
  *	after each failure the file still opens and reads as before
  *
+ *   create-failed --ko PATH --params "P=V ..." --chan NAME
+ *	loads the client with lrb.ko's test-only fail_publish set to NAME
+ *	(tests/vm builds lrb.ko with LRB_FAILPOINTS=y): the creation
+ *	publishes the files, waits for a reader on cpu0, then fails. This
+ *	opens cpu0 as soon as it exists and reads it: the read must end with
+ *	ENODEV within 10 s, then poll() reports EPOLLERR | EPOLLHUP, splice()
+ *	and LRB_IOC_GET_NEXT_SUBBUF and LRB_IOC_FLUSH fail with ENODEV; the
+ *	load fails with ENOMEM and leaves neither module nor device. (The
+ *	load is finit_module() itself: busybox's insmod tries again with
+ *	init_module() when it fails.)
+ *
  * consume --fail-nth K arms the n-th allocation (n = 1..K in turn) of every
  * read, splice, GET_NEXT_SUBBUF and PUT_SUBBUF on the cpu files, and the
  * exact accounting then proves that no record was lost to a failure.
@@ -30,6 +41,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -198,6 +210,7 @@ static bool vc_load_clean(const char *name, unsigned int n, int r,
 /**
  * struct vc_race - a reader racing a load to open and read cpu0
  * @path: /dev/lrb/<chan>/cpu0
+ * @fd: the file, once opened
  * @thread: the reader
  * @stop: the load is over: stop trying to open
  * @opened: the reader opened the file and is reading it
@@ -207,6 +220,7 @@ static bool vc_load_clean(const char *name, unsigned int n, int r,
  */
 struct vc_race {
 	char path[256];
+	int fd;
 	pthread_t thread;
 	atomic_bool stop;
 	atomic_bool opened;
@@ -219,17 +233,17 @@ static void *vc_race_fn(void *arg)
 {
 	struct vc_race *rc = arg;
 	char buf[4096];
-	int fd = -1;
 
-	while (fd < 0 && !atomic_load(&rc->stop))
-		fd = open(rc->path, O_RDONLY);
-	if (fd < 0)
+	rc->fd = -1;
+	while (rc->fd < 0 && !atomic_load(&rc->stop))
+		rc->fd = open(rc->path, O_RDONLY);
+	if (rc->fd < 0)
 		return NULL;
 	atomic_store(&rc->opened, true);
-	rc->ret = read(fd, buf, sizeof(buf));
+	rc->ret = read(rc->fd, buf, sizeof(buf));
 	rc->err = errno;
 	atomic_store(&rc->done, true);
-	close(fd);
+	close(rc->fd);
 	return NULL;
 }
 
@@ -459,5 +473,120 @@ int vc_cmd_fault_open(const struct vc_opts *o)
 	vc_fault_open_file(&f, o->chan, "stats", USE_TEXT);
 	vc_fault_open_file(&f, o->chan, "metadata", USE_TEXT);
 	vc_fault_close(&f);
+	return vc_report();
+}
+
+/**
+ * struct vc_load - a module load in a thread of its own
+ * @fd: the module file
+ * @params: its parameters
+ * @thread: the thread
+ * @ret: what finit_module() returned
+ * @err: its errno
+ */
+struct vc_load {
+	int fd;
+	const char *params;
+	pthread_t thread;
+	int ret;
+	int err;
+};
+
+static void *vc_load_fn(void *arg)
+{
+	struct vc_load *l = arg;
+
+	l->ret = vc_finit_module(l->fd, l->params);
+	l->err = errno;
+	return NULL;
+}
+
+static void *vc_created_read(void *arg)
+{
+	struct vc_race *rc = arg;
+	char buf[4096];
+
+	rc->ret = read(rc->fd, buf, sizeof(buf));
+	rc->err = errno;
+	atomic_store(&rc->done, true);
+	return NULL;
+}
+
+int vc_cmd_create_failed(const struct vc_opts *o)
+{
+	struct sigaction sa = { .sa_handler = vc_race_signal };
+	struct vc_load l = { .params = o->params ? o->params : "" };
+	struct vc_race rc = { .fd = -1 };
+	char name[64], mod[128], sys[192];
+	const char *base = strrchr(o->ko, '/');
+	struct lrb_subbuf_desc d;
+	struct pollfd pfd;
+	unsigned int ms;
+	int fd = -1, p[2], err;
+	long r;
+
+	base = base ? base + 1 : o->ko;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
+	snprintf(mod, sizeof(mod), "/sys/module/%s", name);
+	snprintf(sys, sizeof(sys), "/sys/class/lrb/lrb!%s!cpu0", o->chan);
+	l.fd = open(o->ko, O_RDONLY | O_CLOEXEC);
+	if (!vc_check(l.fd >= 0, "open %s: %s", o->ko, strerror(errno)))
+		return vc_report();
+	err = pthread_create(&l.thread, NULL, vc_load_fn, &l);
+	if (!vc_check(!err, "start loading %s: %s", name, strerror(err)))
+		return vc_report();
+
+	vc_chan_path(rc.path, sizeof(rc.path), o->chan, "cpu0");
+	for (ms = 0; fd < 0 && ms < o->timeout_s * 1000; ms++) {
+		fd = open(rc.path, O_RDONLY);
+		if (fd < 0)
+			vc_sleep_ms(1);
+	}
+	if (!vc_check(fd >= 0, "open %s within %u s: %s", rc.path,
+		      o->timeout_s, strerror(errno)))
+		return vc_report();
+	vc_info("opened %s; reading it while its creation fails", rc.path);
+	/* no SA_RESTART: a read left waiting gets EINTR */
+	sigaction(SIGUSR1, &sa, NULL);
+	rc.fd = fd;
+	err = pthread_create(&rc.thread, NULL, vc_created_read, &rc);
+	if (!vc_check(!err, "start the reader: %s", strerror(err)))
+		return vc_report();
+	for (ms = 0; ms < VC_RACE_WAIT_MS && !atomic_load(&rc.done); ms += 10)
+		vc_sleep_ms(10);
+	if (!vc_check(atomic_load(&rc.done),
+		      "read of %s, whose channel's creation failed: still waits after %u ms",
+		      rc.path, VC_RACE_WAIT_MS))
+		pthread_kill(rc.thread, SIGUSR1);
+	pthread_join(rc.thread, NULL);
+	vc_check_err(rc.ret, rc.err, ENODEV, 0,
+		     "read of a file whose channel's creation failed");
+
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	r = poll(&pfd, 1, 0);
+	vc_check(r == 1 && pfd.revents == (POLLERR | POLLHUP),
+		 "poll of a file whose channel's creation failed: %ld, revents %#x, want POLLERR|POLLHUP",
+		 r, pfd.revents);
+	if (vc_check(!pipe(p), "pipe: %s", strerror(errno))) {
+		r = splice(fd, NULL, p[1], NULL, 4096, SPLICE_F_NONBLOCK);
+		vc_check_err(r, errno, ENODEV, 0,
+			     "splice of a file whose channel's creation failed");
+		close(p[0]);
+		close(p[1]);
+	}
+	r = ioctl(fd, LRB_IOC_GET_NEXT_SUBBUF, &d);
+	vc_check_err(r, errno, ENODEV, 0,
+		     "GET_NEXT_SUBBUF on a file whose channel's creation failed");
+	r = ioctl(fd, LRB_IOC_FLUSH, 0);
+	vc_check_err(r, errno, ENODEV, 0,
+		     "FLUSH on a file whose channel's creation failed");
+	close(fd);
+
+	pthread_join(l.thread, NULL);
+	close(l.fd);
+	if (vc_check_err(l.ret, l.err, ENOMEM, 0, "the load whose creation failed"))
+		vc_load_clean(name, 0, l.ret, mod, sys);
+	else if (!l.ret)
+		vc_delete_module(name);
 	return vc_report();
 }
