@@ -168,6 +168,16 @@ static int lrb_kb_stream_hold(struct lrb_kbuf *kb, bool nonblock)
 	}
 }
 
+/*
+ * What read() and splice() return once the channel has nothing more: the
+ * end of the file (0), or ENODEV if it never went live (its creation
+ * failed after a reader opened this file).
+ */
+static int lrb_kb_end(struct lrb_kbuf *kb)
+{
+	return kb->kdev.kc->failed ? -ENODEV : 0;
+}
+
 /* Called with kb->lock held, after read() or splice() advanced. */
 static void lrb_kb_stream_advance(struct lrb_kbuf *kb, unsigned long n)
 {
@@ -191,7 +201,7 @@ static ssize_t lrb_cpu_read(struct file *file, char __user *ubuf,
 	ret = lrb_kb_stream_hold(kb, file->f_flags & O_NONBLOCK);
 	if (ret == -ENODEV) {
 		mutex_unlock(&kb->lock);
-		return 0;
+		return lrb_kb_end(kb);
 	}
 	if (ret)
 		return ret;
@@ -271,7 +281,7 @@ static ssize_t lrb_cpu_splice_read(struct file *file, loff_t *ppos,
 	ret = lrb_kb_stream_hold(kb, nonblock);
 	if (ret == -ENODEV) {
 		mutex_unlock(&kb->lock);
-		return 0;
+		return lrb_kb_end(kb);
 	}
 	if (ret)
 		return ret;
@@ -316,12 +326,13 @@ static int lrb_cpu_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct lrb_kbuf *kb = file->private_data;
 
-	if (vma->vm_flags & VM_WRITE)
+	/* trace pages are never written nor run by user space */
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != lrb_kb_mmap_len(kb))
 		return -EINVAL;
 	vm_flags_mod(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP,
-		     VM_MAYWRITE);
+		     VM_MAYWRITE | VM_MAYEXEC);
 	vma->vm_ops = &lrb_vm_ops;
 	return 0;
 }
@@ -335,6 +346,8 @@ static __poll_t lrb_cpu_poll(struct file *file, poll_table *wait)
 	fin = lrb_kchan_finalized(kb->kdev.kc);
 	if (lrb_kb_ready(kb, fin ? 1 : READ_ONCE(kb->watermark)))
 		return EPOLLIN | EPOLLRDNORM;
+	if (fin && kb->kdev.kc->failed)
+		return EPOLLERR | EPOLLHUP;
 	return fin ? EPOLLHUP : 0;
 }
 

@@ -10,6 +10,7 @@
  */
 #include <linux/cpuhotplug.h>
 #include <linux/ctype.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
@@ -123,6 +124,65 @@ int lrb_kchan_dead(unsigned int cpu, struct hlist_node *node)
 	wake_up_interruptible(&buf->wait.wq);
 	return 0;
 }
+
+/*
+ * Nothing more will be written to @kc: readers drain what is left, then
+ * see the end of the file, or (@failed: the channel never went live)
+ * ENODEV.
+ */
+static void lrb_kchan_finalize(struct lrb_kchan *kc, bool failed)
+{
+	unsigned int cpu;
+
+	/* readers may outlive the client's module: no more calls into it */
+	memset(&kc->cfg.cb, 0, sizeof(kc->cfg.cb));
+	kc->failed = failed;
+	/* every packet is delivered before readers see the end */
+	smp_wmb();
+	WRITE_ONCE(kc->finalized, true);
+	for_each_possible_cpu(cpu)
+		wake_up_interruptible_all(&kc->kbufs[cpu].buf->wait.wq);
+}
+
+#ifdef LRB_FAILPOINTS
+/*
+ * Test-only, in lrb.ko as tests/vm builds it (LRB_FAILPOINTS=y): the next
+ * creation of the channel named in parameter fail_publish fails with
+ * -ENOMEM after its files are published, as if a later step had failed,
+ * once a reader waits on its first CPU's file (or after 10 s): the case
+ * of a reader that opened a file of a channel whose creation then failed.
+ */
+static char lrb_fail_publish[LRB_KCHAN_NAME_MAX + 2];
+module_param_string(fail_publish, lrb_fail_publish, sizeof(lrb_fail_publish),
+		    0600);
+MODULE_PARM_DESC(fail_publish,
+		 "test only: fail the next creation of this channel after publishing its files");
+
+static int lrb_kchan_failpoint(struct lrb_kchan *kc)
+{
+	struct lrb_buf *buf = kc->kbufs[cpumask_first(cpu_possible_mask)].buf;
+	bool armed;
+	int i;
+
+	kernel_param_lock(THIS_MODULE);
+	armed = sysfs_streq(lrb_fail_publish, kc->name);
+	if (armed)
+		lrb_fail_publish[0] = '\0';
+	kernel_param_unlock(THIS_MODULE);
+	if (!armed)
+		return 0;
+	for (i = 0; i < 500 && !wq_has_sleeper(&buf->wait.wq); i++)
+		msleep(20);
+	pr_info("lrb: channel %s: failing its creation after publishing its files (fail_publish), %s\n",
+		kc->name, i < 500 ? "a reader waits" : "no reader came");
+	return -ENOMEM;
+}
+#else
+static inline int lrb_kchan_failpoint(struct lrb_kchan *kc)
+{
+	return 0;
+}
+#endif
 
 static int lrb_kchan_check(const struct lrb_config *cfg,
 			   const struct lrb_kchan_attr *attr)
@@ -307,6 +367,9 @@ out:
  *	a copy, and writers pass @cfg itself to the fast paths
  * @attr: name, geometry, timers and metadata
  *
+ * Files are published before the last steps: if one of those fails, a
+ * reader that opened a file meanwhile is woken and gets -ENODEV.
+ *
  * Return: the channel, or an ERR_PTR(): -EINVAL for a bad name or setting
  * (the kernel log says which), -EEXIST if the name is taken, -ENOMEM.
  */
@@ -324,7 +387,10 @@ struct lrb_kchan *lrb_kchan_create(const struct lrb_config *cfg,
 		return kc;
 	ret = lrb_kchan_register(kc);
 	if (ret)
-		goto put;
+		goto fail;
+	ret = lrb_kchan_failpoint(kc);
+	if (ret)
+		goto unregister;
 	ret = cpuhp_state_add_instance_nocalls(lrb_cpuhp_dead_state,
 					       &kc->cpuhp_dead);
 	if (ret)
@@ -342,7 +408,9 @@ unregister:
 	list_del(&kc->node);
 	lrb_kchan_del_files(kc, nr_cpu_ids);
 	mutex_unlock(&lrb_kchans_lock);
-put:
+fail:
+	/* a reader may have opened a file already: it must not wait forever */
+	lrb_kchan_finalize(kc, true);
 	lrb_kchan_put(kc);
 	return ERR_PTR(ret);
 }
@@ -372,21 +440,13 @@ EXPORT_SYMBOL_GPL(lrb_kchan_chan);
  */
 void lrb_kchan_destroy(struct lrb_kchan *kc)
 {
-	unsigned int cpu;
-
 	cpuhp_state_remove_instance(lrb_cpuhp_state, &kc->cpuhp);
 	cpuhp_state_remove_instance_nocalls(lrb_cpuhp_dead_state,
 					    &kc->cpuhp_dead);
 	/* writers still between reserve and commit */
 	synchronize_rcu();
 	lrb_channel_flush(kc->chan);
-	/* readers may outlive the client's module: no more calls into it */
-	memset(&kc->cfg.cb, 0, sizeof(kc->cfg.cb));
-	/* every packet is delivered before readers see the end */
-	smp_wmb();
-	WRITE_ONCE(kc->finalized, true);
-	for_each_possible_cpu(cpu)
-		wake_up_interruptible_all(&kc->kbufs[cpu].buf->wait.wq);
+	lrb_kchan_finalize(kc, false);
 
 	mutex_lock(&lrb_kchans_lock);
 	list_del(&kc->node);

@@ -95,7 +95,10 @@ struct lrb_kbuf {
  * @switch_timer_us: period of the per-CPU switch timers, 0 if none
  * @read_timer_us: period of the per-CPU read timers, 0 if none
  * @clock_freq: frequency of the record clock in Hz
- * @finalized: destroyed: nothing more will be written
+ * @finalized: destroyed, or its creation failed: nothing more will be
+ *	written
+ * @failed: its creation failed after its files were published: readers
+ *	get ENODEV, not the end of the file
  */
 struct lrb_kchan {
 	char name[LRB_KCHAN_NAME_MAX + 1];
@@ -114,6 +117,7 @@ struct lrb_kchan {
 	unsigned int read_timer_us;
 	u64 clock_freq;
 	bool finalized;
+	bool failed;
 };
 
 /* main.c */

@@ -418,6 +418,20 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 }
 EXPORT_SYMBOL_GPL(lrb_reserve_slow);
 
+/*
+ * @tsc, or the time of the last record committed in @buf if that is later:
+ * a flush for a dead CPU reads another CPU's clock, which may lag behind
+ * what interrupts wrote on the dying one. Wrap-safe at the counter's width.
+ */
+static u64 lrb_after_last_record(struct lrb_buf *buf, u64 tsc)
+{
+	unsigned long last = lrb_v_read(lrb_chan_per_cpu(buf->chan),
+					&buf->last_tsc);
+	long ahead = (long)(last - (unsigned long)tsc);
+
+	return ahead > 0 ? tsc + ahead : tsc;
+}
+
 static void lrb_switch_packet(void *arg)
 {
 	struct lrb_buf *buf = arg;
@@ -438,7 +452,7 @@ static void lrb_switch_packet(void *arg)
 		if (lrb_subbuf_offset(chan, lrb_align(old)) <=
 		    LRB_PACKET_HEADER_SIZE)
 			return;
-		tsc = chan->cfg->cb.clock_read();
+		tsc = lrb_after_last_record(buf, chan->cfg->cb.clock_read());
 		end = lrb_pos_add(old | (chan->subbuf_size - 1), 1);
 		discarded = lrb_buf_lost(buf);
 	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
@@ -468,9 +482,18 @@ static void lrb_close_final(void *arg)
 	unsigned long gen = offset & LRB_OFFSET_GEN_MASK;
 	unsigned long old = lrb_write_pos(offset);
 	unsigned long start = lrb_align(old) & LRB_POS_MASK;
-	u64 tsc = f->tsc;
+	u64 tsc = lrb_after_last_record(buf, f->tsc);
+	struct lrb_packet_header *ph;
 
-	if (!lrb_subbuf_offset(chan, start)) {
+	if (lrb_subbuf_offset(chan, start)) {
+		/*
+		 * A packet left open, perhaps empty after a try-discard, may
+		 * have begun after @tsc: it must not end before it began.
+		 */
+		ph = lrb_writer_pages(buf, start)[0];
+		if (ph->timestamp_begin > tsc)
+			tsc = ph->timestamp_begin;
+	} else {
 		/* the reader must have made room */
 		if (lrb_check_space(buf, start))
 			return;

@@ -18,6 +18,8 @@
 #     virtio_blk.ko (the export disk's driver; the rest is built in);
 #  2. lrb.ko, then tests/vm/client (lrb_vm_client.ko) against it, with
 #     W=1, in a copy of the checkout (build/vmtest/src, incremental);
+#     lrb.ko with LRB_FAILPOINTS=y: its test-only failure points (see
+#     kernel-module/kchan.c) do nothing unless a scenario arms them;
 #  3. the checkers: make -C tests/vm/check O=build/vmtest/check; every
 #     executable it leaves there goes to /bin (they must be static), and
 #     so do the tools (make tools-static);
@@ -342,7 +344,7 @@ build_modules() {
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.symvers' \
 		--exclude=modules.order --exclude='.*.d' --exclude='.tmp_*' \
 		"$root/" "$src/"
-	kbuild "$out/lrb.build.log" "$src" ||
+	kbuild "$out/lrb.build.log" "$src" LRB_FAILPOINTS=y ||
 		fail "lrb.ko did not build (log: $out/lrb.build.log); make module shows the same"
 	[ -f "$src/kernel-module/lrb.ko" ] ||
 		fail "the build made no kernel-module/lrb.ko (log: $out/lrb.build.log)"

@@ -180,6 +180,17 @@ static void vc_bad_mmap(int fd, const struct lrb_buf_info *info)
 		     "mmap PROT_READ|PROT_WRITE MAP_PRIVATE");
 	if (m != MAP_FAILED)
 		munmap(m, len);
+	/* trace pages are never executable */
+	m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	vc_check_err(m == MAP_FAILED ? -1 : 0, errno, EPERM, 0,
+		     "mmap PROT_READ|PROT_EXEC MAP_SHARED");
+	if (m != MAP_FAILED)
+		munmap(m, len);
+	m = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	vc_check_err(m == MAP_FAILED ? -1 : 0, errno, EPERM, 0,
+		     "mmap PROT_READ|PROT_EXEC MAP_PRIVATE");
+	if (m != MAP_FAILED)
+		munmap(m, len);
 	m = mmap(NULL, len - VC_PAGE, PROT_READ, MAP_SHARED, fd, 0);
 	vc_check_err(m == MAP_FAILED ? -1 : 0, errno, EINVAL, 0,
 		     "mmap of mmap_len less a page");
@@ -202,6 +213,9 @@ static void vc_bad_mmap(int fd, const struct lrb_buf_info *info)
 
 		vc_check_err(r, errno, EACCES, EPERM,
 			     "mprotect PROT_WRITE on a private mapping");
+		r = mprotect(m, len, PROT_READ | PROT_EXEC);
+		vc_check_err(r, errno, EACCES, 0,
+			     "mprotect PROT_EXEC on a private mapping");
 		munmap(m, len);
 	}
 }
@@ -226,6 +240,9 @@ static const u8 *vc_bad_held(int fd, const struct lrb_buf_info *info,
 	r = mprotect((void *)m, len, PROT_READ | PROT_WRITE);
 	vc_check_err(r, errno, EACCES, EPERM,
 		     "mprotect PROT_WRITE on a shared mapping");
+	r = mprotect((void *)m, len, PROT_READ | PROT_EXEC);
+	vc_check_err(r, errno, EACCES, 0,
+		     "mprotect PROT_EXEC on a shared mapping");
 	sig = vc_probe(m);
 	vc_check(sig == SIGBUS, "first page of the mapping, nothing held: %s, want SIGBUS",
 		 vc_signame(sig));

@@ -48,6 +48,9 @@ static void print_usage(void)
 	      "        nothing left behind (needs CONFIG_FAULT_INJECTION)\n"
 	      "  fault-open --chan NAME\n"
 	      "        the same for using cpu0, stats and metadata\n"
+	      "  create-failed --ko PATH --params \"P=V ...\" --chan NAME\n"
+	      "        a reader of cpu0 of a channel whose creation fails after\n"
+	      "        publishing it gets ENODEV (lrb.ko's fail_publish, see faults.c)\n"
 	      "  selftest\n"
 	      "        the verifier against corrupted synthetic packets (host only)\n"
 	      "common options: --written FILE (client's counts, default "
@@ -87,6 +90,7 @@ int main(int argc, char **argv)
 		{ "trace", vc_cmd_trace, true },
 		{ "fault-load", vc_cmd_fault_load, false },
 		{ "fault-open", vc_cmd_fault_open, true },
+		{ "create-failed", vc_cmd_create_failed, true },
 	};
 	struct vc_opts o = {
 		.via = "read",
@@ -188,8 +192,10 @@ int main(int argc, char **argv)
 			cmds[c].name);
 		return 2;
 	}
-	if (!strcmp(cmds[c].name, "fault-load") && !o.ko) {
-		fprintf(stderr, "lrb-vmcheck fault-load: give --ko PATH (the module to load)\n");
+	if ((!strcmp(cmds[c].name, "fault-load") ||
+	     !strcmp(cmds[c].name, "create-failed")) && !o.ko) {
+		fprintf(stderr, "lrb-vmcheck %s: give --ko PATH (the module to load)\n",
+			cmds[c].name);
 		return 2;
 	}
 	if (!o.params)

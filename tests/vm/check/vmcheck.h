@@ -361,6 +361,7 @@ int vc_cmd_selftest(const struct vc_opts *o);
 int vc_cmd_trace(const struct vc_opts *o);
 int vc_cmd_fault_load(const struct vc_opts *o);
 int vc_cmd_fault_open(const struct vc_opts *o);
+int vc_cmd_create_failed(const struct vc_opts *o);
 int vc_consume_selftest(const char *via, const char *dir, int fd,
 			struct vc_stream *st, long long *spliced);
 
