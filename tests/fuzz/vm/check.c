@@ -24,6 +24,8 @@ void fz_begin(struct fz_worker *w, enum fz_op op, const char *fmt, ...)
 	va_list ap;
 
 	w->sh->ops[op]++;
+	w->op = op;
+	w->refuse = false;
 	va_start(ap, fmt);
 	vsnprintf(w->sh->op, sizeof(w->sh->op), fmt, ap);
 	va_end(ap);
@@ -50,6 +52,10 @@ bool fz_errno_ok(struct fz_worker *w, enum fz_op op, int err,
 	const int *a;
 
 	w->sh->errs[op]++;
+	if (w->refuse)
+		w->sh->refused[op]++;
+	else
+		w->sh->errnos[op][err > 0 && err < FZ_NR_ERRNO ? err : 0]++;
 	for (a = allowed; *a; a++)
 		if (*a == err)
 			return true;
