@@ -16,9 +16,11 @@
 #   LRB_FUZZ_WORKERS   worker processes (default 4)
 #   and those of tests/vm/run.sh; its timeouts are raised here to fit
 #
-# Prints the operations per kind, the seed and any finding; the last line
-# is tests/vm/run.sh's "vmtest: N passed, M failed" (the checks: no
-# finding, no kernel report); the exit status is non-zero on failure.
+# Prints the operations per kind (calls, succeeded, refused on purpose,
+# failed and why), what the writers wrote, the seed and any finding; the
+# last line is tests/vm/run.sh's "vmtest: N passed, M failed" (the checks:
+# no finding, writers on every CPU, no kernel report); the exit status is
+# non-zero on failure.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -61,7 +63,9 @@ LRB_VM_OUT=$out LRB_VM_SCENARIOS_DIR=$stage LRB_VM_CHECK_DIR=$here \
 	"$root/tests/vm/run.sh" >"$out/run.log" 2>&1 || rc=$?
 # what the fuzzer printed: seed, findings and the operations per kind
 [ ! -f "$out/output.log" ] || sed -n 's/^    /  /p' "$out/output.log" >&2
-grep -E '^FAIL |: controller:' "$out/output.log" 2>/dev/null | sed 's/^/  /' >&2 || true
+# and the controller's: channels, CPU offlines, what the writers wrote
+grep -E '^FAIL |^90-fuzz: (controller|channels|writers|  cpu)' "$out/output.log" 2>/dev/null |
+	sed 's/^/  /' >&2 || true
 if [ "$rc" -ne 0 ]; then
 	say "failed; the last lines of tests/vm/run.sh ($out/run.log):"
 	grep -E '^lrb vmtest: (FAILED|scenario|kernel reports|the console)|^    ' "$out/run.log" |
