@@ -36,17 +36,24 @@ ncpus=$(grep -c '^processor' /proc/cpuinfo)
 # client_up N: the client's channel, its settings from round N. The task
 # writers write 64 records a round and yield (cond_resched) without
 # sleeping: as fast as their CPU lets them; the irq writers 16 records
-# every 500 us. The switch timer runs in every round.
+# every 500 us. The switch timer runs in every round. The records are
+# small, or span pages, or are too big for some sub-buffers (lost_big),
+# in a cycle of 3 against the 4 channel settings.
 client_up() {
+	case $(($1 % 3)) in
+	0) _size=48 ;;
+	1) _size=700 ;;
+	*) _size=9000 ;;
+	esac
 	case $(($1 % 4)) in
 	0) set -- mode=discard subbuf_size=4096 num_subbuf=4 switch_timer_us=4000 ;;
 	1) set -- mode=overwrite subbuf_size=8192 num_subbuf=4 switch_timer_us=20000 ;;
 	2) set -- mode=discard subbuf_size=16384 num_subbuf=8 read_timer_us=5000 switch_timer_us=10000 ;;
 	*) set -- mode=overwrite subbuf_size=4096 num_subbuf=8 read_timer_us=3000 switch_timer_us=4000 ;;
 	esac
-	insmod "$CLIENT_KO" name="$CHAN" size=48 task_batch=64 \
+	insmod "$CLIENT_KO" name="$CHAN" size=$_size task_batch=64 \
 		task_interval_us=0 irq_interval_us=500 irq_batch=16 "$@" ||
-		bad "insmod $CLIENT_KO $* (round $1) failed; see dmesg"
+		bad "insmod $CLIENT_KO size=$_size $* (round $1) failed; see dmesg"
 }
 
 # client_down N: stop the writers, keep what they wrote, destroy the
@@ -85,16 +92,19 @@ writer_totals() {
 				n[$1 "," kv[1]] += kv[2]
 				all[kv[1]] += kv[2]
 			}
-			cpus[$1] = 1
+			k = substr($1, 4) + 1
+			if (k > ncpu)
+				ncpu = k
 		}
 		END {
 			short = ""
-			for (c in cpus)
+			printf "writers: %d task + %d irq attempts in %d channels, %d lost\n", all["task"], all["irq"], chans, all["lost"]
+			for (k = 0; k < ncpu; k++) {
+				c = "cpu" k
+				printf "  %s: task %d irq %d lost %d\n", c, n[c ",task"], n[c ",irq"], n[c ",lost"]
 				if (n[c ",task"] == 0 || n[c ",irq"] == 0)
 					short = short " " c
-			printf "writers: %d task + %d irq attempts in %d channels, %d lost\n", all["task"], all["irq"], chans, all["lost"]
-			for (c in cpus)
-				printf "  %s: task %d irq %d lost %d\n", c, n[c ",task"], n[c ",irq"], n[c ",lost"]
+			}
 			if (short != "")
 				printf "no writes from task or irq context on%s\n", short
 			exit short != ""
@@ -109,7 +119,7 @@ channel_totals() {
 		}
 	}
 	END {
-		printf "channels: %d records written, lost: %d full %d wrap %d packets; %d packets read, %d bytes read, %d pages spliced (before each destroy)\n", n["records_written"], n["lost_full"], n["lost_wrap"], n["lost_packets"], n["packets_read"], n["bytes_read"], n["pages_spliced"]
+		printf "channels: %d records written, lost: %d full %d wrap %d big %d nest %d packets; %d packets read, %d bytes read, %d pages spliced (before each destroy)\n", n["records_written"], n["lost_full"], n["lost_wrap"], n["lost_big"], n["lost_nest"], n["lost_packets"], n["packets_read"], n["bytes_read"], n["pages_spliced"]
 	}' "$LOGDIR/stats.all"
 }
 
