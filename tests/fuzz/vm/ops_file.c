@@ -234,7 +234,7 @@ static void fz_read_on(struct fz_worker *w, struct fz_file *f, u64 n,
 	fz_begin(w, FZ_READ, "read(%s, %p, %llu)%s", f->path, p, (ull)n,
 		 f->nonblock ? " O_NONBLOCK" : "");
 	fz_refuse(w, (bad && n) ||
-		     (f->kind == FZ_CPU && n && w->readers[f->reader].held));
+		  (f->kind == FZ_CPU && n && w->readers[f->reader].held));
 	fz_arm(f, true);
 	got = read(f->fd, p, n);
 	fz_arm(f, false);

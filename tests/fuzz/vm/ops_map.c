@@ -73,7 +73,7 @@ void fz_op_mmap(struct fz_worker *w)
 		 flags == MAP_SHARED ? "MAP_SHARED" : "MAP_PRIVATE", f->path,
 		 (ull)off);
 	fz_refuse(w, f->kind != FZ_CPU || (prot & PROT_WRITE) || off ||
-		     ((len + FZ_PAGE - 1) & ~(FZ_PAGE - 1)) != want);
+		  ((len + FZ_PAGE - 1) & ~(FZ_PAGE - 1)) != want);
 	a = mmap(NULL, len, prot, flags, f->fd, off);
 	if (f->kind != FZ_CPU) {
 		if (a != MAP_FAILED) {
