@@ -39,7 +39,7 @@ typedef unsigned long long ull;
 /* The operations, counted per kind in the summary. */
 enum fz_op {
 	FZ_OPEN, FZ_CLOSE, FZ_READ, FZ_SPLICE, FZ_MMAP, FZ_MUNMAP, FZ_TOUCH,
-	FZ_MPROTECT, FZ_IOCTL, FZ_POLL, FZ_FCNTL, FZ_SEEK, FZ_NR_OPS
+	FZ_MPROTECT, FZ_IOCTL, FZ_POLL, FZ_FCNTL, FZ_SEEK, FZ_TWIN, FZ_NR_OPS
 };
 
 extern const char *const fz_op_names[FZ_NR_OPS];
@@ -177,6 +177,7 @@ void fz_op_munmap(struct fz_worker *w);
 void fz_op_touch(struct fz_worker *w);
 void fz_op_mprotect(struct fz_worker *w);
 void fz_op_ioctl(struct fz_worker *w);
+void fz_op_twin(struct fz_worker *w);
 /* GET_NEXT_SUBBUF and PUT_SUBBUF on @f, checked as fz_op_ioctl() does */
 void fz_take(struct fz_worker *w, struct fz_file *f);
 void fz_put_back(struct fz_worker *w, struct fz_file *f);

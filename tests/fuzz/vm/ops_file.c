@@ -319,8 +319,14 @@ void fz_op_splice(struct fz_worker *w)
 		     nb ? SPLICE_F_NONBLOCK : 0);
 	fz_arm(f, false);
 	/* the pipe is drained after each call: its room is whole again */
-	for (m = got; m > 0; m -= k)
+	for (m = got; m > 0; m -= k) {
 		k = read(w->pipe[0], w->buf, m);
+		if (k <= 0) {
+			fz_finding(w, "the pipe holds %zd bytes of the %zd spliced",
+				   got - m, got);
+			break;
+		}
+	}
 	if (!r) {
 		if (got < 0)
 			fz_errno_ok(w, FZ_SPLICE, errno, FZ_ERRS(EINVAL, ESPIPE));

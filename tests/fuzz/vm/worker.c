@@ -9,6 +9,7 @@
  */
 #include "fuzz.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,7 @@ static const struct {
 	{ fz_op_splice, 8 }, { fz_op_mmap, 6 }, { fz_op_munmap, 6 },
 	{ fz_op_touch, 12 }, { fz_op_mprotect, 2 }, { fz_op_ioctl, 28 },
 	{ fz_op_poll, 5 }, { fz_op_fcntl, 2 }, { fz_op_seek, 2 },
+	{ fz_op_twin, 1 },
 };
 
 static void fz_worker_init(struct fz_worker *w)
@@ -112,7 +114,12 @@ static void fz_worker_init(struct fz_worker *w)
 	/* a read-write page, then a PROT_NONE page right after it */
 	pages = mmap(NULL, 3 * FZ_PAGE, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!w->buf || pages == MAP_FAILED || pipe(w->pipe)) {
+	/*
+	 * Its read end only is non-blocking, for the drains: an O_NONBLOCK
+	 * write end would make every splice() into it non-blocking.
+	 */
+	if (!w->buf || pages == MAP_FAILED || pipe(w->pipe) ||
+	    fcntl(w->pipe[0], F_SETFL, O_NONBLOCK)) {
 		dprintf(STDERR_FILENO, "lrb-fuzz: worker %d: out of memory or descriptors at start: %s\n",
 			w->id, strerror(errno));
 		exit(2);
