@@ -12,7 +12,9 @@
 # Kernel command line: lrbfuzz.duration=SECONDS lrbfuzz.seed=S
 # lrbfuzz.workers=N (set by run.sh). The checks are lrb-fuzz's (no finding),
 # that every CPU's task and irq writers wrote, and the kernel-log scan that
-# /init makes after the scenario.
+# /init makes after the scenario. On a kernel with gcov (the debug
+# kernel), lrb.ko's coverage counters go to the host in
+# $LRB_EXPORT/gcov, once lrb.ko is unloaded.
 # shellcheck disable=SC2034 # lib.sh runs $VMCHECK
 VMCHECK=/bin/lrb-fuzz
 . "$(dirname "$0")/lib.sh"
@@ -123,6 +125,23 @@ channel_totals() {
 	}' "$LOGDIR/stats.all"
 }
 
+# export_gcov: lrb.ko's gcov counters, kept by the kernel after the
+# unload (gcov_persist), to $LRB_EXPORT/gcov/<the build's path>.
+export_gcov() {
+	_g=/sys/kernel/debug/gcov
+	[ -d "$_g" ] || return 0
+	_n=0
+	find "$_g" -name '*.gcda' >"$LOGDIR/gcda.list"
+	while IFS= read -r _f; do
+		_to=$LRB_EXPORT/gcov${_f#"$_g"}
+		mkdir -p "${_to%/*}"
+		# debugfs sizes are 0: copy by reading, not by tar
+		cat "$_f" >"$_to" || bad "could not copy $_f"
+		_n=$((_n + 1))
+	done <"$LOGDIR/gcda.list"
+	check "gcov counters of lrb.ko found ($_n files)" test "$_n" -gt 0
+}
+
 run() {
 	load_lrb || return
 	: >"$LOGDIR/written.all"
@@ -165,6 +184,7 @@ run() {
 	check "every CPU's task and irq writers wrote" test $? -eq 0
 	sed "s/^/$SCEN: /" "$LOGDIR/writers.txt"
 	unload_lrb
+	export_gcov
 }
 
 run
