@@ -125,6 +125,8 @@ u64 fz_below(struct fz_worker *w, u64 n);
 bool fz_one_in(struct fz_worker *w, u64 n);
 /* a pointer argument: mostly @good, else NULL, a kernel address... */
 void *fz_pointer(struct fz_worker *w, void *good, bool *bad, bool *ro_bad);
+/* the read-only page's bytes: @len of @src, the rest (or all) zeros */
+void fz_ro_fill(struct fz_worker *w, const void *src, size_t len);
 
 /* --- the ABI checks (check.c) --- */
 /* Record the operation in progress (printf format) for findings and hangs. */

@@ -198,8 +198,8 @@ static const int *fz_allowed(const struct fz_reader *r, unsigned int cmd,
 	case LRB_IOC_GET_SUBBUF:
 		if (bad)
 			return FZ_ERRS(EFAULT);
-		if (ro)		/* a zeroed descriptor: pos 0 */
-			return FZ_ERRS(EFAULT, EBUSY, EAGAIN, ENODATA);
+		if (ro)		/* the request, in a read-only page */
+			return FZ_ERRS(EFAULT, EINVAL, EBUSY, EAGAIN, ENODATA);
 		if (req->seq || req->content_size || req->packet_size ||
 		    req->mmap_offset || req->pos % sb) {
 			*must_fail = true;
@@ -234,7 +234,7 @@ static void fz_ioctl_on(struct fz_worker *w, struct fz_file *f,
 		u32 wm;
 	} u;
 	struct lrb_subbuf_desc req = {};
-	bool bad = false, ro = false, must_fail = false;
+	bool bad = false, ro = false, must_fail = false, filled = false;
 	struct fz_reader *r = NULL;
 	const int *allowed = NULL;
 	unsigned long arg = 0;
@@ -259,6 +259,13 @@ static void fz_ioctl_on(struct fz_worker *w, struct fz_file *f,
 			u.desc = req;
 		}
 		arg = (unsigned long)fz_pointer(w, &u, &bad, &ro);
+		/*
+		 * GET_SUBBUF from a read-only copy of the request: the packet
+		 * may be taken, then the result cannot be written back
+		 */
+		filled = ro && cmd == LRB_IOC_GET_SUBBUF && r;
+		if (filled)
+			fz_ro_fill(w, &req, sizeof(req));
 	}
 	fz_begin(w, FZ_IOCTL, "ioctl(%s, 0x%08x, 0x%lx) wm %u pos %llu seq %llu mmap_offset %llu%s",
 		 f->path, cmd, arg, wm, (ull)req.pos, (ull)req.seq,
@@ -270,6 +277,8 @@ static void fz_ioctl_on(struct fz_worker *w, struct fz_file *f,
 		fz_refuse(w, true);
 	}
 	ret = ioctl(f->fd, cmd, arg);
+	if (filled)
+		fz_ro_fill(w, NULL, 0);
 	if (!r || !valid) {
 		if (!ret)
 			fz_finding(w, "succeeded: want ENOTTY");

@@ -81,6 +81,16 @@ void *fz_pointer(struct fz_worker *w, void *good, bool *bad, bool *ro_bad)
 	return w->ro;
 }
 
+/* Put @len bytes of @src (zeros if NULL) in the read-only page. */
+void fz_ro_fill(struct fz_worker *w, const void *src, size_t len)
+{
+	mprotect(w->ro, FZ_PAGE, PROT_READ | PROT_WRITE);
+	memset(w->ro, 0, FZ_PAGE);
+	if (src)
+		memcpy(w->ro, src, len);
+	mprotect(w->ro, FZ_PAGE, PROT_READ);
+}
+
 static void fz_alarm(int sig)
 {
 	(void)sig;
