@@ -36,16 +36,18 @@ ROUND=10
 ncpus=$(grep -c '^processor' /proc/cpuinfo)
 
 # client_up N: the client's channel, its settings from round N. The task
-# writers write 64 records a round and yield (cond_resched) without
-# sleeping: as fast as their CPU lets them; the irq writers 16 records
+# writers write a batch of records and yield (cond_resched) without
+# sleeping: as fast as their CPU lets them; the irq writers write a batch
 # every 500 us. The switch timer runs in every round. The records are
 # small, or span pages, or are too big for some sub-buffers (lost_big),
-# in a cycle of 3 against the 4 channel settings.
+# in a cycle of 3 against the 4 channel settings; the batches shrink as
+# records grow, so that a timer tick (the client fills each record's
+# bytes one by one) stays well under its period.
 client_up() {
 	case $(($1 % 3)) in
-	0) _size=48 ;;
-	1) _size=700 ;;
-	*) _size=9000 ;;
+	0) _size=48 _task=64 _irq=16 ;;
+	1) _size=700 _task=32 _irq=4 ;;
+	*) _size=9000 _task=8 _irq=1 ;;
 	esac
 	case $(($1 % 4)) in
 	0) set -- mode=discard subbuf_size=4096 num_subbuf=4 switch_timer_us=4000 ;;
@@ -53,8 +55,8 @@ client_up() {
 	2) set -- mode=discard subbuf_size=16384 num_subbuf=8 read_timer_us=5000 switch_timer_us=10000 ;;
 	*) set -- mode=overwrite subbuf_size=4096 num_subbuf=8 read_timer_us=3000 switch_timer_us=4000 ;;
 	esac
-	insmod "$CLIENT_KO" name="$CHAN" size=$_size task_batch=64 \
-		task_interval_us=0 irq_interval_us=500 irq_batch=16 "$@" ||
+	insmod "$CLIENT_KO" name="$CHAN" size=$_size task_batch=$_task \
+		task_interval_us=0 irq_interval_us=500 irq_batch=$_irq "$@" ||
 		bad "insmod $CLIENT_KO size=$_size $* (round $1) failed; see dmesg"
 }
 

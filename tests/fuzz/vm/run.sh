@@ -91,8 +91,11 @@ if [ -n "$coverage" ]; then
 		"$out/src" "$out/coverage.txt" >"$stage/90-fuzz.host.sh"
 	say "coverage: the kernel has gcov; lrb.ko is built with GCOV_PROFILE=y"
 fi
-# the scenario: the fuzz, its watchdog (60 s) and the unloading
-scen_timeout=${LRB_VM_SCENARIO_TIMEOUT:-$((secs + 240))}
+# the scenario: the fuzz, its watchdog (60 s) and the unloading; the
+# debug kernel is about 4 times slower (tests/vm/run.sh, debug_slowdown)
+slack=240
+[ -z "${LRB_VM_DEBUG:-}" ] || slack=960
+scen_timeout=${LRB_VM_SCENARIO_TIMEOUT:-$((secs + slack))}
 say "fuzzing for ${secs}s with $workers workers; building and booting the VM (tests/vm/run.sh)"
 start=$SECONDS
 rc=0
