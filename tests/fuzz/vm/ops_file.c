@@ -233,7 +233,8 @@ static void fz_read_on(struct fz_worker *w, struct fz_file *f, u64 n,
 	room = p == w->none - FZ_STRADDLE ? FZ_STRADDLE : bad ? 0 : n;
 	fz_begin(w, FZ_READ, "read(%s, %p, %llu)%s", f->path, p, (ull)n,
 		 f->nonblock ? " O_NONBLOCK" : "");
-	fz_refuse(w, (bad && n) ||
+	/* a bad address fails even for 0 bytes: the VFS checks it first */
+	fz_refuse(w, bad ||
 		  (f->kind == FZ_CPU && n && w->readers[f->reader].held));
 	fz_arm(f, true);
 	got = read(f->fd, p, n);
