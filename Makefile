@@ -28,7 +28,8 @@
 #   make vmtest-debug  the same on a KASAN + lockdep + kmemleak kernel
 #                   (scripts/debug-kernel.sh, built once); any report fails
 #   make fuzz-vm    the syscall fuzzer of lrb.ko's files in the VM for
-#                   DURATION (default 10m; CI: DURATION=60s)
+#                   DURATION (default 10m; CI: DURATION=60s); with
+#                   LRB_VM_DEBUG=1 on the debug kernel, with coverage
 #   make verify     model-check the reserve/commit/switch/reader protocol
 #                   with spin (tests/model)
 #   make soak       every consumer and both modes in the VM for DURATION
@@ -229,7 +230,9 @@ vmtest-debug: setup
 
 # The syscall fuzzer (tests/fuzz/vm): lrb-fuzz's workers on the files of a
 # channel that is written, destroyed and recreated while CPUs go offline,
-# in the VM of make vmtest, for DURATION; logs in build/fuzzvm/.
+# in the VM of make vmtest, for DURATION; logs in build/fuzzvm/. With
+# LRB_VM_DEBUG=1, on the debug kernel, with gcov: build/fuzzvm-debug/
+# coverage.txt has the lines of kernel-module/ and lib/ reached.
 fuzz-vm: setup
 	@KDIR="$(KDIR)" tests/fuzz/vm/run.sh $(or $(DURATION),10m)
 

@@ -32,13 +32,14 @@ typedef unsigned long long ull;
 #define FZ_BUF_SIZE (256UL * 1024)
 #define FZ_MAX_PRINTED 20	/* findings printed per worker; all counted */
 #define FZ_OP_LEN 200
+#define FZ_NR_ERRNO 134		/* errno values counted one by one */
 /* usable bytes of a pointer that runs into a PROT_NONE page */
 #define FZ_STRADDLE 2
 
 /* The operations, counted per kind in the summary. */
 enum fz_op {
 	FZ_OPEN, FZ_CLOSE, FZ_READ, FZ_SPLICE, FZ_MMAP, FZ_MUNMAP, FZ_TOUCH,
-	FZ_MPROTECT, FZ_IOCTL, FZ_POLL, FZ_FCNTL, FZ_SEEK, FZ_NR_OPS
+	FZ_MPROTECT, FZ_IOCTL, FZ_POLL, FZ_FCNTL, FZ_SEEK, FZ_TWIN, FZ_NR_OPS
 };
 
 extern const char *const fz_op_names[FZ_NR_OPS];
@@ -60,6 +61,7 @@ struct fz_reader {
 	u64 streamed;		/* bytes read() and splice() returned */
 	u64 next_pkt;		/* stream byte of the next packet header */
 	u32 watermark;		/* the last one set */
+	bool ended;		/* end of file seen: the channel is gone */
 };
 
 struct fz_file {
@@ -76,24 +78,36 @@ struct fz_map {
 	int reader;
 };
 
-/* Per-worker counters and progress, in memory shared with the parent. */
+/*
+ * Per-worker counters and progress, in memory shared with the parent.
+ * A call that fails is "refused" if the worker chose an argument or a
+ * state the ABI refuses on purpose (a bad pointer, length, flag or
+ * command, a file of the wrong kind, a page not held), else "failed":
+ * the state of the channel said no (no data yet, another reader, the
+ * channel gone or being recreated, a signal).
+ */
 struct fz_shared {
 	volatile u64 steps;
 	volatile u64 findings;
 	volatile int done;
 	u64 ops[FZ_NR_OPS];
 	u64 errs[FZ_NR_OPS];	/* of them, failed with an allowed errno */
+	u64 refused[FZ_NR_OPS];	/* ... of which refused on purpose */
+	u64 errnos[FZ_NR_OPS][FZ_NR_ERRNO];	/* failed, not refused */
 	char op[FZ_OP_LEN];	/* the operation in progress */
 };
 
 struct fz_worker {
 	int id;
+	unsigned int nr_workers;
 	u64 seed;
 	u64 rng;
 	u64 step;
 	const char *chan;
 	u32 nr_cpus;		/* possible CPUs */
 	struct fz_shared *sh;
+	enum fz_op op;		/* the operation in progress */
+	bool refuse;		/* ... and it chose to be refused */
 	struct fz_file files[FZ_MAX_FDS];
 	struct fz_reader readers[FZ_MAX_READERS];
 	struct fz_map maps[FZ_MAX_MAPS];
@@ -111,11 +125,19 @@ u64 fz_below(struct fz_worker *w, u64 n);
 bool fz_one_in(struct fz_worker *w, u64 n);
 /* a pointer argument: mostly @good, else NULL, a kernel address... */
 void *fz_pointer(struct fz_worker *w, void *good, bool *bad, bool *ro_bad);
+/* the read-only page's bytes: @len of @src, the rest (or all) zeros */
+void fz_ro_fill(struct fz_worker *w, const void *src, size_t len);
 
 /* --- the ABI checks (check.c) --- */
 /* Record the operation in progress (printf format) for findings and hangs. */
 void fz_begin(struct fz_worker *w, enum fz_op op, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The call in progress was chosen to be refused (see struct fz_shared). */
+static inline void fz_refuse(struct fz_worker *w, bool on)
+{
+	w->refuse |= on;
+}
+
 /* A result the ABI does not allow: print it with the seed and step. */
 void fz_finding(struct fz_worker *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -131,6 +153,12 @@ bool fz_errno_ok(struct fz_worker *w, enum fz_op op, int err,
 
 /* --- the table (table.c) --- */
 struct fz_file *fz_any_file(struct fz_worker *w);
+bool fz_own_cpu(const struct fz_worker *w, u32 cpu);
+bool fz_cpu_in_use(const struct fz_worker *w, u32 cpu);
+void fz_close_file(struct fz_worker *w, struct fz_file *f);
+void fz_unmap(struct fz_worker *w, struct fz_map *m);
+bool fz_put_away(struct fz_worker *w);
+struct fz_file *fz_reader_file(struct fz_worker *w, int r);
 struct fz_file *fz_free_file(struct fz_worker *w);
 unsigned int fz_chan_files(const struct fz_worker *w);
 struct fz_map *fz_any_map(struct fz_worker *w);
@@ -151,6 +179,10 @@ void fz_op_munmap(struct fz_worker *w);
 void fz_op_touch(struct fz_worker *w);
 void fz_op_mprotect(struct fz_worker *w);
 void fz_op_ioctl(struct fz_worker *w);
+void fz_op_twin(struct fz_worker *w);
+/* GET_NEXT_SUBBUF and PUT_SUBBUF on @f, checked as fz_op_ioctl() does */
+void fz_take(struct fz_worker *w, struct fz_file *f);
+void fz_put_back(struct fz_worker *w, struct fz_file *f);
 
 /* Run worker @w until @deadline (CLOCK_MONOTONIC seconds). */
 void fz_worker_run(struct fz_worker *w, double deadline);

@@ -188,10 +188,45 @@ static void fz_watch(struct fz_run *run, double end)
 			fz_hung(run, i);
 }
 
+/* "EAGAIN 12, EBUSY 3": the commonest errnos of op @k's failures */
+static void fz_errno_list(const struct fz_run *run, unsigned int k,
+			  char *out, size_t size)
+{
+	u64 n[FZ_NR_ERRNO] = {};
+	unsigned int i, e, shown;
+	size_t len = 0;
+
+	for (i = 0; i < run->workers; i++)
+		for (e = 0; e < FZ_NR_ERRNO; e++)
+			n[e] += run->sh[i].errnos[k][e];
+	out[0] = '\0';
+	for (shown = 0; shown < 4; shown++) {
+		unsigned int best = 0;
+
+		for (e = 1; e < FZ_NR_ERRNO; e++)
+			if (n[e] > n[best])
+				best = e;
+		if (!n[best] || len >= size)
+			break;
+		len += snprintf(out + len, size - len, "%s%s %llu",
+				shown ? ", " : "",
+				best ? strerrorname_np(best) ?: "?" : "other",
+				(ull)n[best]);
+		n[best] = 0;
+	}
+}
+
+/*
+ * The calls per kind: succeeded, refused (an argument or state chosen
+ * for the ABI to refuse) and failed (the channel's state said no), with
+ * the errnos of the failures.
+ */
 static void fz_summary(const struct fz_run *run)
 {
-	u64 ops[FZ_NR_OPS] = {}, errs[FZ_NR_OPS] = {}, all = 0, findings;
+	u64 ops[FZ_NR_OPS] = {}, errs[FZ_NR_OPS] = {}, refused[FZ_NR_OPS] = {};
+	u64 all = 0, all_ok = 0, all_refused = 0, findings;
 	unsigned int i, k;
+	char why[120];
 
 	findings = run->parent_findings;
 	for (i = 0; i < run->workers; i++) {
@@ -199,17 +234,30 @@ static void fz_summary(const struct fz_run *run)
 		for (k = 0; k < FZ_NR_OPS; k++) {
 			ops[k] += run->sh[i].ops[k];
 			errs[k] += run->sh[i].errs[k];
+			refused[k] += run->sh[i].refused[k];
 		}
 	}
 	printf("lrb-fuzz: seed %llu, %u workers, %.0f s, channel %s\n",
 	       (ull)run->seed, run->workers, run->duration, run->chan);
-	printf("  %-12s %12s %12s\n", "operation", "calls", "failed");
+	printf("  %-12s %10s %10s %5s %10s %10s  %s\n", "operation", "calls",
+	       "ok", "ok%", "refused", "failed", "failed with");
 	for (k = 0; k < FZ_NR_OPS; k++) {
-		printf("  %-12s %12llu %12llu\n", fz_op_names[k], (ull)ops[k],
-		       (ull)errs[k]);
+		u64 meant = ops[k] - refused[k], ok = ops[k] - errs[k];
+
+		fz_errno_list(run, k, why, sizeof(why));
+		/* ok%: of the calls not meant to be refused */
+		printf("  %-12s %10llu %10llu %5.1f %10llu %10llu  %s\n",
+		       fz_op_names[k], (ull)ops[k], (ull)ok,
+		       meant ? 100.0 * ok / meant : 0.0, (ull)refused[k],
+		       (ull)(errs[k] - refused[k]), why);
 		all += ops[k];
+		all_ok += ok;
+		all_refused += refused[k];
 	}
-	printf("  %-12s %12llu\n", "total", (ull)all);
+	printf("  %-12s %10llu %10llu %5.1f %10llu %10llu\n", "total",
+	       (ull)all, (ull)all_ok,
+	       all > all_refused ? 100.0 * all_ok / (all - all_refused) : 0.0,
+	       (ull)all_refused, (ull)(all - all_ok - all_refused));
 	printf("lrb-fuzz: %llu findings (replay: lrb-fuzz --chan %s --workers %u --seed %llu)\n",
 	       (ull)findings, run->chan, run->workers, (ull)run->seed);
 	printf("vmtest fuzz: %d passed, %llu failed\n", !findings, (ull)findings);
@@ -236,7 +284,8 @@ int main(int argc, char **argv)
 	end = start + run.duration;
 	for (i = 0; i < run.workers; i++) {
 		struct fz_worker w = {
-			.id = i, .seed = run.seed, .chan = run.chan,
+			.id = i, .nr_workers = run.workers,
+			.seed = run.seed, .chan = run.chan,
 			.nr_cpus = run.nr_cpus, .sh = &run.sh[i],
 		};
 

@@ -19,15 +19,17 @@
 static void fz_open_cpu(struct fz_worker *w, struct fz_file *f, u32 cpu)
 {
 	/* mostly what works, to keep the table full */
-	static const int flags[] = { O_RDONLY, O_RDONLY, O_RDONLY,
-				     O_RDONLY | O_NONBLOCK,
-				     O_RDONLY | O_NONBLOCK, O_WRONLY, O_RDWR,
-				     O_RDONLY | O_DIRECT };
-	int fl = flags[fz_below(w, ARRAY_SIZE(flags))], fd, r;
+	static const int refused[] = { O_WRONLY, O_RDWR, O_RDONLY | O_DIRECT };
+	int fl = O_RDONLY, fd, r;
 	bool exists = cpu < w->nr_cpus;
 
+	if (fz_one_in(w, 16))
+		fl = refused[fz_below(w, ARRAY_SIZE(refused))];
+	else if (fz_one_in(w, 3))
+		fl |= O_NONBLOCK;
 	snprintf(f->path, sizeof(f->path), "/dev/lrb/%s/cpu%u", w->chan, cpu);
 	fz_begin(w, FZ_OPEN, "open(%s, 0%o)", f->path, fl);
+	fz_refuse(w, !exists || fl != (fl & (O_RDONLY | O_NONBLOCK)));
 	fd = open(f->path, fl);
 	if (fd < 0) {
 		if (!exists)
@@ -39,6 +41,9 @@ static void fz_open_cpu(struct fz_worker *w, struct fz_file *f, u32 cpu)
 				    FZ_ERRS(EINVAL, EBUSY, FZ_GONE));
 		else
 			fz_errno_ok(w, FZ_OPEN, errno, FZ_ERRS(EBUSY, FZ_GONE));
+		/* the channel is being recreated: give the controller time */
+		if (errno == ENOENT && exists)
+			usleep(1000);
 		return;
 	}
 	if (!exists || fl != (fl & (O_RDONLY | O_NONBLOCK))) {
@@ -65,6 +70,7 @@ static void fz_open_chan_file(struct fz_worker *w, struct fz_file *f,
 	snprintf(f->path, sizeof(f->path), "/dev/lrb/%s/%s", w->chan,
 		 kind == FZ_META ? "metadata" : "stats");
 	fz_begin(w, FZ_OPEN, "open(%s, 0%o)", f->path, fl);
+	fz_refuse(w, fl != O_RDONLY);
 	fd = open(f->path, fl);
 	if (fd < 0) {
 		fz_errno_ok(w, FZ_OPEN, errno,
@@ -83,6 +89,43 @@ static void fz_open_chan_file(struct fz_worker *w, struct fz_file *f,
 	f->nonblock = false;
 }
 
+/*
+ * A CPU for an open: one of this worker's share that it does not hold
+ * yet; else one of its own that it does hold, whose descriptors and
+ * mappings it puts away first (so open and release race the writers
+ * over and over); once in 8 times any CPU (likely another worker's:
+ * EBUSY), and once in 32 one past the last (ENOENT).
+ */
+static u32 fz_pick_cpu(struct fz_worker *w)
+{
+	u32 cpu, free = 0, own = 0, k;
+	unsigned int i;
+
+	if (fz_one_in(w, 32))
+		return w->nr_cpus + fz_below(w, 2);
+	if (fz_one_in(w, 8))
+		return fz_below(w, w->nr_cpus);
+	for (cpu = 0; cpu < w->nr_cpus; cpu++) {
+		own += fz_own_cpu(w, cpu);
+		free += fz_own_cpu(w, cpu) && !fz_cpu_in_use(w, cpu);
+	}
+	k = fz_below(w, free ?: own);
+	for (cpu = 0; cpu < w->nr_cpus; cpu++)
+		if (fz_own_cpu(w, cpu) &&
+		    (!free || !fz_cpu_in_use(w, cpu)) && !k--)
+			break;
+	if (free)
+		return cpu;
+	for (i = 0; i < FZ_MAX_MAPS; i++)
+		if (w->maps[i].addr && w->readers[w->maps[i].reader].cpu == cpu)
+			fz_unmap(w, &w->maps[i]);
+	for (i = 0; i < FZ_MAX_FDS; i++)
+		if (w->files[i].fd >= 0 && w->files[i].kind == FZ_CPU &&
+		    w->readers[w->files[i].reader].cpu == cpu)
+			fz_close_file(w, &w->files[i]);
+	return cpu;
+}
+
 void fz_op_open(struct fz_worker *w)
 {
 	struct fz_file *f = fz_free_file(w);
@@ -90,15 +133,14 @@ void fz_op_open(struct fz_worker *w)
 
 	if (!f)
 		return fz_op_close(w);
-	/* at most two metadata and stats files: the cpu files matter more */
-	k = fz_chan_files(w) < 2 ? fz_below(w, 10) : 0;
+	/* one metadata or stats file at most: the cpu files matter more */
+	k = fz_chan_files(w) < 1 ? fz_below(w, 10) : 0;
 	if (k == 8)
 		fz_open_chan_file(w, f, FZ_META);
 	else if (k == 9)
 		fz_open_chan_file(w, f, FZ_STATS);
-	else		/* existing CPUs, and one in 8 times past the last */
-		fz_open_cpu(w, f, fz_one_in(w, 8) ? w->nr_cpus + fz_below(w, 2) :
-						    fz_below(w, w->nr_cpus));
+	else
+		fz_open_cpu(w, f, fz_pick_cpu(w));
 }
 
 /* Closes a slot at random: the fuller the table, the likelier a close. */
@@ -106,14 +148,8 @@ void fz_op_close(struct fz_worker *w)
 {
 	struct fz_file *f = &w->files[fz_below(w, FZ_MAX_FDS)];
 
-	if (f->fd < 0)
-		return;
-	fz_begin(w, FZ_CLOSE, "close(%s)", f->path);
-	if (close(f->fd))
-		fz_errno_ok(w, FZ_CLOSE, errno, FZ_ERRS(-1));
-	if (f->kind == FZ_CPU)
-		fz_put_reader(w, f->reader);
-	f->fd = -1;
+	if (f->fd >= 0)
+		fz_close_file(w, f);
 }
 
 /* A blocking call on @f gets SIGALRM (EINTR) after about a second. */
@@ -178,27 +214,28 @@ static u64 fz_length(struct fz_worker *w, const struct fz_file *f)
 	return lens[fz_below(w, ARRAY_SIZE(lens))];
 }
 
-void fz_op_read(struct fz_worker *w)
+/* read() of @n bytes from @f, into a bad pointer at times unless @good */
+static void fz_read_on(struct fz_worker *w, struct fz_file *f, u64 n,
+		       bool good_ptr)
 {
-	struct fz_file *f = fz_any_file(w);
 	struct fz_reader *r;
-	bool bad, ro;
+	bool bad = false, ro = false;
 	char *good, *p;
-	u64 n, room;
+	u64 room;
 	ssize_t got;
 
-	if (!f)
-		return;
-	n = fz_length(w, f);
 	if (n > FZ_BUF_SIZE)
 		n = FZ_BUF_SIZE;
 	good = w->buf + fz_below(w, 8);		/* odd addresses too */
-	p = fz_pointer(w, good, &bad, &ro);
+	p = good_ptr ? good : fz_pointer(w, good, &bad, &ro);
 	bad |= ro;
 	/* the bytes before the PROT_NONE page may be filled */
 	room = p == w->none - FZ_STRADDLE ? FZ_STRADDLE : bad ? 0 : n;
 	fz_begin(w, FZ_READ, "read(%s, %p, %llu)%s", f->path, p, (ull)n,
 		 f->nonblock ? " O_NONBLOCK" : "");
+	/* a bad address fails even for 0 bytes: the VFS checks it first */
+	fz_refuse(w, bad ||
+		  (f->kind == FZ_CPU && n && w->readers[f->reader].held));
 	fz_arm(f, true);
 	got = read(f->fd, p, n);
 	fz_arm(f, false);
@@ -225,6 +262,29 @@ void fz_op_read(struct fz_worker *w)
 			   r->held ? ", with a packet held by the ioctls" : "");
 	else
 		fz_stream(w, r, p, got);
+	/* end of file: the channel is destroyed and drained */
+	if (!got && n && !r->held)
+		r->ended = true;
+}
+
+/*
+ * A packet held through the ioctls makes read() and splice() fail with
+ * EBUSY: put it back first, 3 times in 4.
+ */
+static void fz_unhold(struct fz_worker *w, struct fz_file *f)
+{
+	if (f->kind == FZ_CPU && w->readers[f->reader].held && !fz_one_in(w, 4))
+		fz_put_back(w, f);
+}
+
+void fz_op_read(struct fz_worker *w)
+{
+	struct fz_file *f = fz_any_file(w);
+
+	if (!f)
+		return;
+	fz_unhold(w, f);
+	fz_read_on(w, f, fz_length(w, f), false);
 }
 
 void fz_op_splice(struct fz_worker *w)
@@ -238,26 +298,42 @@ void fz_op_splice(struct fz_worker *w)
 
 	if (!f)
 		return;
-	len = fz_length(w, f);
+	fz_unhold(w, f);
+	/* splice() starts on a page boundary: read up to one, 3 times in 4 */
+	if (f->kind == FZ_CPU && w->readers[f->reader].streamed % FZ_PAGE &&
+	    !fz_one_in(w, 4))
+		fz_read_on(w, f, FZ_PAGE - w->readers[f->reader].streamed % FZ_PAGE,
+			   true);
+	/* whole pages mostly: anything else is refused */
+	len = fz_one_in(w, 4) ? fz_length(w, f) :
+				(1 + fz_below(w, 16)) * FZ_PAGE;
 	fz_begin(w, FZ_SPLICE, "splice(%s, %s, pipe, %llu, %s)%s", f->path,
 		 with_off ? "&0" : "NULL", (ull)len,
 		 nb ? "SPLICE_F_NONBLOCK" : "0",
 		 f->nonblock ? " O_NONBLOCK" : "");
+	r = f->kind == FZ_CPU ? &w->readers[f->reader] : NULL;
+	eff = len < pipe_room ? len : pipe_room;
+	fz_refuse(w, !r || (len && (with_off || eff % FZ_PAGE || r->held ||
+				    r->streamed % FZ_PAGE)));
 	fz_arm(f, !nb);
 	got = splice(f->fd, with_off ? &off : NULL, w->pipe[1], NULL, len,
 		     nb ? SPLICE_F_NONBLOCK : 0);
 	fz_arm(f, false);
 	/* the pipe is drained after each call: its room is whole again */
-	for (m = got; m > 0; m -= k)
+	for (m = got; m > 0; m -= k) {
 		k = read(w->pipe[0], w->buf, m);
-	if (f->kind != FZ_CPU) {
+		if (k <= 0) {
+			fz_finding(w, "the pipe holds %zd bytes of the %zd spliced",
+				   got - m, got);
+			break;
+		}
+	}
+	if (!r) {
 		if (got < 0)
 			fz_errno_ok(w, FZ_SPLICE, errno, FZ_ERRS(EINVAL, ESPIPE));
 		return;
 	}
-	r = &w->readers[f->reader];
-	/* the kernel lowers the length to the pipe's room first */
-	eff = len < pipe_room ? len : pipe_room;
+	/* the kernel lowers the length to the pipe's room first (eff) */
 	if (got < 0) {
 		if (with_off)	/* do_splice(): EINVAL for an offset on a stream */
 			fz_errno_ok(w, FZ_SPLICE, errno, FZ_ERRS(ESPIPE, EINVAL));
@@ -281,6 +357,8 @@ void fz_op_splice(struct fz_worker *w)
 			   r->held ? ", a packet held by the ioctls" : "");
 	else
 		r->streamed += got;	/* the data went to the pipe, unchecked */
+	if (!got && len && !r->held)
+		r->ended = true;
 }
 
 void fz_op_poll(struct fz_worker *w)
@@ -306,6 +384,8 @@ void fz_op_poll(struct fz_worker *w)
 	    ((p.revents & POLLHUP) && p.revents != POLLHUP) ||
 	    ((p.revents & POLLIN) && !(p.revents & POLLRDNORM)))
 		fz_finding(w, "revents 0x%x", p.revents);
+	else if (p.revents == POLLHUP)
+		w->readers[f->reader].ended = true;
 }
 
 void fz_op_fcntl(struct fz_worker *w)
@@ -336,6 +416,7 @@ void fz_op_seek(struct fz_worker *w)
 		return;
 	fz_begin(w, FZ_SEEK, "%s(%s, %lld)", pr ? "pread" : "lseek", f->path,
 		 (long long)to);
+	fz_refuse(w, f->kind == FZ_CPU);
 	ret = pr ? pread(f->fd, w->buf, 64, to) : lseek(f->fd, to, SEEK_SET);
 	if (f->kind == FZ_CPU) {
 		if (ret >= 0)

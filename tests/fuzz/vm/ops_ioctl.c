@@ -16,6 +16,31 @@ static const unsigned int fz_cmds[] = {
 	LRB_IOC_FLUSH, LRB_IOC_GET_COUNTERS, LRB_IOC_SET_WATERMARK,
 };
 
+/*
+ * A valid command: 3 times in 4 one that the reader's state allows (take
+ * a packet when none is held, describe or put back the one held), else
+ * any.
+ */
+static unsigned int fz_good_cmd(struct fz_worker *w, const struct fz_reader *r)
+{
+	static const unsigned int idle[] = {
+		LRB_IOC_GET_NEXT_SUBBUF, LRB_IOC_GET_NEXT_SUBBUF,
+		LRB_IOC_GET_SUBBUF, LRB_IOC_GET_POSITIONS, LRB_IOC_GET_INFO,
+		LRB_IOC_GET_COUNTERS, LRB_IOC_SET_WATERMARK, LRB_IOC_FLUSH,
+	};
+	static const unsigned int held[] = {
+		LRB_IOC_PUT_SUBBUF, LRB_IOC_PUT_SUBBUF, LRB_IOC_GET_HELD,
+		LRB_IOC_GET_POSITIONS, LRB_IOC_GET_INFO, LRB_IOC_GET_COUNTERS,
+		LRB_IOC_SET_WATERMARK, LRB_IOC_FLUSH,
+	};
+
+	if (!r || fz_one_in(w, 4))
+		return fz_cmds[fz_below(w, ARRAY_SIZE(fz_cmds))];
+	if (r->held)
+		return held[fz_below(w, ARRAY_SIZE(held))];
+	return idle[fz_below(w, ARRAY_SIZE(idle))];
+}
+
 /* A command number lrb does not define (ENOTTY). */
 static unsigned int fz_bad_cmd(struct fz_worker *w)
 {
@@ -173,8 +198,8 @@ static const int *fz_allowed(const struct fz_reader *r, unsigned int cmd,
 	case LRB_IOC_GET_SUBBUF:
 		if (bad)
 			return FZ_ERRS(EFAULT);
-		if (ro)		/* a zeroed descriptor: pos 0 */
-			return FZ_ERRS(EFAULT, EBUSY, EAGAIN, ENODATA);
+		if (ro)		/* the request, in a read-only page */
+			return FZ_ERRS(EFAULT, EINVAL, EBUSY, EAGAIN, ENODATA);
 		if (req->seq || req->content_size || req->packet_size ||
 		    req->mmap_offset || req->pos % sb) {
 			*must_fail = true;
@@ -194,9 +219,13 @@ static const int *fz_allowed(const struct fz_reader *r, unsigned int cmd,
 	return *must_fail ? FZ_ERRS(EFAULT) : FZ_NONE;
 }
 
-void fz_op_ioctl(struct fz_worker *w)
+/*
+ * ioctl @cmd (@valid: one of lrb's) on @f, with an argument chosen at
+ * random, or with a good one if @good, and its result checked.
+ */
+static void fz_ioctl_on(struct fz_worker *w, struct fz_file *f,
+			unsigned int cmd, bool valid, bool good)
 {
-	struct fz_file *f = fz_any_file(w);
 	union {
 		struct lrb_buf_info info;
 		struct lrb_subbuf_desc desc;
@@ -205,21 +234,19 @@ void fz_op_ioctl(struct fz_worker *w)
 		u32 wm;
 	} u;
 	struct lrb_subbuf_desc req = {};
-	bool bad = false, ro = false, must_fail, valid = !fz_one_in(w, 5);
-	unsigned int cmd = valid ? fz_cmds[fz_below(w, ARRAY_SIZE(fz_cmds))] :
-				   fz_bad_cmd(w);
+	bool bad = false, ro = false, must_fail = false, filled = false;
 	struct fz_reader *r = NULL;
+	const int *allowed = NULL;
 	unsigned long arg = 0;
-	const int *allowed;
 	u32 wm = 0;
 	long ret;
 
-	if (!f)
-		return;
 	if (f->kind == FZ_CPU)
 		r = &w->readers[f->reader];
 	memset(&u, 0, sizeof(u));
-	if (_IOC_DIR(cmd) == _IOC_NONE && valid) {
+	if (good) {
+		arg = _IOC_DIR(cmd) == _IOC_NONE ? 0 : (unsigned long)&u;
+	} else if (_IOC_DIR(cmd) == _IOC_NONE && valid) {
 		arg = fz_one_in(w, 6) ? 1 + fz_below(w, 1000) : 0;
 	} else {
 		if (cmd == LRB_IOC_SET_WATERMARK && r) {
@@ -232,11 +259,26 @@ void fz_op_ioctl(struct fz_worker *w)
 			u.desc = req;
 		}
 		arg = (unsigned long)fz_pointer(w, &u, &bad, &ro);
+		/*
+		 * GET_SUBBUF from a read-only copy of the request: the packet
+		 * may be taken, then the result cannot be written back
+		 */
+		filled = ro && cmd == LRB_IOC_GET_SUBBUF && r;
+		if (filled)
+			fz_ro_fill(w, &req, sizeof(req));
 	}
 	fz_begin(w, FZ_IOCTL, "ioctl(%s, 0x%08x, 0x%lx) wm %u pos %llu seq %llu mmap_offset %llu%s",
 		 f->path, cmd, arg, wm, (ull)req.pos, (ull)req.seq,
 		 (ull)req.mmap_offset, r && r->held ? ", holding" : "");
+	if (r && valid) {
+		allowed = fz_allowed(r, cmd, bad, ro, arg, wm, &req, &must_fail);
+		fz_refuse(w, must_fail);
+	} else {
+		fz_refuse(w, true);
+	}
 	ret = ioctl(f->fd, cmd, arg);
+	if (filled)
+		fz_ro_fill(w, NULL, 0);
 	if (!r || !valid) {
 		if (!ret)
 			fz_finding(w, "succeeded: want ENOTTY");
@@ -244,9 +286,11 @@ void fz_op_ioctl(struct fz_worker *w)
 			fz_errno_ok(w, FZ_IOCTL, errno, FZ_ERRS(ENOTTY));
 		return;
 	}
-	allowed = fz_allowed(r, cmd, bad, ro, arg, wm, &req, &must_fail);
 	if (ret) {
 		fz_errno_ok(w, FZ_IOCTL, errno, allowed);
+		/* GET_NEXT_SUBBUF: the channel is destroyed and drained */
+		if (errno == ENODEV && cmd == LRB_IOC_GET_NEXT_SUBBUF)
+			r->ended = true;
 		return;
 	}
 	if (must_fail) {
@@ -259,4 +303,26 @@ void fz_op_ioctl(struct fz_worker *w)
 		return;
 	}
 	fz_check_ok(w, r, cmd, (void *)arg, req.pos, wm);
+}
+
+void fz_op_ioctl(struct fz_worker *w)
+{
+	struct fz_file *f = fz_any_file(w);
+	bool valid = !fz_one_in(w, 8);
+
+	if (f)
+		fz_ioctl_on(w, f, valid ? fz_good_cmd(w, f->kind == FZ_CPU ?
+						      &w->readers[f->reader] : NULL) :
+					  fz_bad_cmd(w),
+			    valid, false);
+}
+
+void fz_take(struct fz_worker *w, struct fz_file *f)
+{
+	fz_ioctl_on(w, f, LRB_IOC_GET_NEXT_SUBBUF, true, true);
+}
+
+void fz_put_back(struct fz_worker *w, struct fz_file *f)
+{
+	fz_ioctl_on(w, f, LRB_IOC_PUT_SUBBUF, true, true);
 }

@@ -42,15 +42,16 @@ void fz_op_mmap(struct fz_worker *w)
 	struct fz_file *f = fz_any_file(w);
 	struct fz_map *m = fz_free_map(w);
 	struct fz_reader *r;
-	u64 len, off = fz_one_in(w, 10) ? FZ_PAGE : 0, want;
-	int prot = fz_one_in(w, 8) ? PROT_READ | PROT_WRITE : PROT_READ;
-	int flags = fz_one_in(w, 3) ? MAP_PRIVATE : MAP_SHARED;
+	u64 len, off = fz_one_in(w, 16) ? FZ_PAGE : 0, want;
+	int prot = fz_one_in(w, 16) ? PROT_READ | PROT_WRITE : PROT_READ;
+	int flags = fz_one_in(w, 4) ? MAP_PRIVATE : MAP_SHARED;
 	char *a;
 
 	if (!f || !m)
 		return fz_op_munmap(w);
 	want = f->kind == FZ_CPU ? w->readers[f->reader].info.mmap_len : FZ_PAGE;
-	switch (fz_below(w, 8)) {
+	/* the length of the buffer 3 times in 4 */
+	switch (fz_below(w, 16)) {
 	case 0:
 		len = want - FZ_PAGE;
 		break;
@@ -58,9 +59,10 @@ void fz_op_mmap(struct fz_worker *w)
 		len = want + FZ_PAGE;
 		break;
 	case 2:
+	case 3:
 		len = want - fz_below(w, FZ_PAGE);	/* rounds up to want */
 		break;
-	case 3:
+	case 4:
 		len = fz_below(w, 4 * want + 1);
 		break;
 	default:
@@ -70,6 +72,8 @@ void fz_op_mmap(struct fz_worker *w)
 		 (ull)len, prot & PROT_WRITE ? "PROT_READ|PROT_WRITE" : "PROT_READ",
 		 flags == MAP_SHARED ? "MAP_SHARED" : "MAP_PRIVATE", f->path,
 		 (ull)off);
+	fz_refuse(w, f->kind != FZ_CPU || (prot & PROT_WRITE) || off ||
+		  ((len + FZ_PAGE - 1) & ~(FZ_PAGE - 1)) != want);
 	a = mmap(NULL, len, prot, flags, f->fd, off);
 	if (f->kind != FZ_CPU) {
 		if (a != MAP_FAILED) {
@@ -112,13 +116,8 @@ void fz_op_munmap(struct fz_worker *w)
 {
 	struct fz_map *m = fz_any_map(w);
 
-	if (!m)
-		return;
-	fz_begin(w, FZ_MUNMAP, "munmap(%p, %llu)", m->addr, (ull)m->len);
-	if (munmap(m->addr, m->len))
-		fz_errno_ok(w, FZ_MUNMAP, errno, FZ_ERRS(-1));
-	fz_put_reader(w, m->reader);
-	m->addr = NULL;
+	if (m)
+		fz_unmap(w, m);
 }
 
 void fz_op_mprotect(struct fz_worker *w)
@@ -129,6 +128,7 @@ void fz_op_mprotect(struct fz_worker *w)
 		return;
 	fz_begin(w, FZ_MPROTECT, "mprotect(%p, %llu, PROT_READ|PROT_WRITE)",
 		 m->addr, (ull)m->len);
+	fz_refuse(w, true);
 	if (!mprotect(m->addr, m->len, PROT_READ | PROT_WRITE)) {
 		fz_finding(w, "a mapping of a cpu file became writable");
 		mprotect(m->addr, m->len, PROT_READ);
@@ -140,13 +140,14 @@ void fz_op_mprotect(struct fz_worker *w)
 /*
  * Read a byte of a mapping: the held sub-buffer is readable (its packet
  * header describes it, and past the content it is zeros), any other page
- * raises SIGBUS. Offsets are picked in the held sub-buffer half the time.
+ * raises SIGBUS. Offsets are picked in the held sub-buffer 3 times in 4.
  */
 void fz_op_touch(struct fz_worker *w)
 {
 	struct fz_map *m = fz_any_map(w);
 	const struct lrb_packet_header *h;
 	struct fz_reader *r;
+	struct fz_file *f;
 	u64 off, sb, start;
 	bool in;
 	char v;
@@ -155,15 +156,20 @@ void fz_op_touch(struct fz_worker *w)
 	if (!m)
 		return;
 	r = &w->readers[m->reader];
+	/* only a packet held is readable: take one first, 3 times in 4 */
+	f = fz_reader_file(w, m->reader);
+	if (!r->held && f && !fz_one_in(w, 4))
+		fz_take(w, f);
 	sb = r->info.subbuf_size;
 	start = r->desc.mmap_offset;
-	if (r->held && fz_one_in(w, 2))
+	if (r->held && !fz_one_in(w, 4))
 		off = start + fz_below(w, sb);
 	else
 		off = fz_below(w, m->len);
 	in = r->held && off >= start && off < start + sb;
 	fz_begin(w, FZ_TOUCH, "touch(mapping of cpu%u + %llu)%s", r->cpu,
 		 (ull)off, in ? ", in the held sub-buffer" : "");
+	fz_refuse(w, !in);
 	sig = fz_probe(m->addr + off, &v);
 	if (sig && sig != SIGBUS) {
 		fz_finding(w, "signal %d (%s)", sig, strsignal(sig));
@@ -173,7 +179,7 @@ void fz_op_touch(struct fz_worker *w)
 		if (!sig)
 			fz_finding(w, "readable: a page not held must raise SIGBUS");
 		else
-			w->sh->errs[FZ_TOUCH]++;
+			fz_errno_ok(w, FZ_TOUCH, EFAULT, FZ_ERRS(EFAULT));
 		return;
 	}
 	if (sig) {

@@ -14,16 +14,26 @@
 # Environment:
 #   LRB_FUZZ_SEED      the seed (default: chosen by lrb-fuzz and printed)
 #   LRB_FUZZ_WORKERS   worker processes (default 4)
-#   and those of tests/vm/run.sh; its timeouts are raised here to fit
+#   and those of tests/vm/run.sh; its timeouts are raised here to fit.
+#   LRB_VM_DEBUG=1 fuzzes the debug kernel (scripts/debug-kernel.sh), with
+#   logs in build/fuzzvm-debug.
 #
-# Prints the operations per kind, the seed and any finding; the last line
-# is tests/vm/run.sh's "vmtest: N passed, M failed" (the checks: no
-# finding, no kernel report); the exit status is non-zero on failure.
+# Coverage: on a kernel with CONFIG_GCOV_KERNEL (the debug kernel has it),
+# lrb.ko is built with GCOV_PROFILE=y, the guest exports its counters
+# after unloading it, and tests/fuzz/vm/coverage.sh writes the lines of
+# kernel-module/ and lib/ reached, and those not reached with their
+# reasons, to <logs>/coverage.txt.
+#
+# Prints the operations per kind (calls, succeeded, refused on purpose,
+# failed and why), what the writers wrote, the seed, any finding and the
+# coverage; the last line is tests/vm/run.sh's "vmtest: N passed, M
+# failed" (the checks: no finding, writers on every CPU, no kernel report,
+# coverage counters read); the exit status is non-zero on failure.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 here=$root/tests/fuzz/vm
-out=${LRB_VM_OUT:-$root/build/fuzzvm}
+out=${LRB_VM_OUT:-$root/build/fuzzvm${LRB_VM_DEBUG:+-debug}}
 stage=$out/scenarios
 arg=${1:-${DURATION:-10m}}
 workers=${LRB_FUZZ_WORKERS:-4}
@@ -46,11 +56,46 @@ case $workers in
 '' | *[!0-9]* | 0) say "LRB_FUZZ_WORKERS=$workers: give a positive number"; exit 2 ;;
 esac
 
+# The kernel's config, to know whether it has gcov: the debug kernel's
+# (built first if need be, as tests/vm/run.sh would), or KDIR's, or
+# Debian's, which has none.
+kconfig=
+if [ -n "${LRB_VM_DEBUG:-}" ]; then
+	while IFS= read -r line; do
+		case $line in
+		KDIR=*) kconfig=${line#*=}/.config ;;
+		esac
+	done < <("$root/scripts/debug-kernel.sh")
+	[ -n "$kconfig" ] || { say "scripts/debug-kernel.sh failed (see above)"; exit 1; }
+elif [ -n "${LRB_VM_KERNEL:-}" ] && [ -n "${KDIR:-}" ]; then
+	kconfig=$KDIR/.config
+fi
+coverage=
+if [ -n "$kconfig" ] && grep -q '^CONFIG_GCOV_KERNEL=y' "$kconfig"; then
+	coverage=1
+fi
+
 rm -rf "$stage"
 mkdir -p "$stage"
 cp "$here/90-fuzz.sh" "$root/tests/vm/scenarios/lib.sh" "$stage/"
-# the scenario: the fuzz, its watchdog (60 s) and the unloading
-scen_timeout=${LRB_VM_SCENARIO_TIMEOUT:-$((secs + 240))}
+rm -f "$out/coverage.txt"
+if [ -n "$coverage" ]; then
+	# kbuild takes GCOV_PROFILE from the environment; objects built
+	# without it, or .gcno files of another build, must not stay
+	export GCOV_PROFILE=y
+	rm -f "$out"/src/kernel-module/*.o "$out"/src/kernel-module/*.gcno \
+		"$out"/src/lib/*.o "$out"/src/lib/*.gcno
+	# run by tests/vm/run.sh on the host after the guest, EXPORT set
+	# shellcheck disable=SC2016 # $EXPORT is the host script's
+	printf '#!/bin/bash\nexec %q %q "$EXPORT/gcov" %q\n' "$here/coverage.sh" \
+		"$out/src" "$out/coverage.txt" >"$stage/90-fuzz.host.sh"
+	say "coverage: the kernel has gcov; lrb.ko is built with GCOV_PROFILE=y"
+fi
+# the scenario: the fuzz, its watchdog (60 s) and the unloading; the
+# debug kernel is about 4 times slower (tests/vm/run.sh, debug_slowdown)
+slack=240
+[ -z "${LRB_VM_DEBUG:-}" ] || slack=960
+scen_timeout=${LRB_VM_SCENARIO_TIMEOUT:-$((secs + slack))}
 say "fuzzing for ${secs}s with $workers workers; building and booting the VM (tests/vm/run.sh)"
 start=$SECONDS
 rc=0
@@ -61,12 +106,16 @@ LRB_VM_OUT=$out LRB_VM_SCENARIOS_DIR=$stage LRB_VM_CHECK_DIR=$here \
 	"$root/tests/vm/run.sh" >"$out/run.log" 2>&1 || rc=$?
 # what the fuzzer printed: seed, findings and the operations per kind
 [ ! -f "$out/output.log" ] || sed -n 's/^    /  /p' "$out/output.log" >&2
-grep -E '^FAIL |: controller:' "$out/output.log" 2>/dev/null | sed 's/^/  /' >&2 || true
+# and the controller's: channels, CPU offlines, what the writers wrote
+grep -E '^FAIL |^90-fuzz: (controller|channels|writers|  cpu)' "$out/output.log" 2>/dev/null |
+	sed 's/^/  /' >&2 || true
 if [ "$rc" -ne 0 ]; then
 	say "failed; the last lines of tests/vm/run.sh ($out/run.log):"
 	grep -E '^lrb vmtest: (FAILED|scenario|kernel reports|the console)|^    ' "$out/run.log" |
 		tail -n 80 >&2 || true
 fi
+[ ! -f "$out/coverage.txt" ] ||
+	say "coverage: $(head -n 1 "$out/coverage.txt" | sed 's/^.*(gcov): //'); report: $out/coverage.txt"
 say "took $((SECONDS - start))s; logs: $out/run.log, $out/output.log, $out/console.log"
 tail -n 1 "$out/run.log"
 exit "$rc"

@@ -9,6 +9,7 @@
  */
 #include "fuzz.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,16 @@ void *fz_pointer(struct fz_worker *w, void *good, bool *bad, bool *ro_bad)
 	return w->ro;
 }
 
+/* Put @len bytes of @src (zeros if NULL) in the read-only page. */
+void fz_ro_fill(struct fz_worker *w, const void *src, size_t len)
+{
+	mprotect(w->ro, FZ_PAGE, PROT_READ | PROT_WRITE);
+	memset(w->ro, 0, FZ_PAGE);
+	if (src)
+		memcpy(w->ro, src, len);
+	mprotect(w->ro, FZ_PAGE, PROT_READ);
+}
+
 static void fz_alarm(int sig)
 {
 	(void)sig;
@@ -89,10 +100,11 @@ static const struct {
 	void (*fn)(struct fz_worker *w);
 	unsigned int weight;
 } fz_ops[] = {
-	{ fz_op_open, 12 }, { fz_op_close, 7 }, { fz_op_read, 12 },
+	{ fz_op_open, 6 }, { fz_op_close, 3 }, { fz_op_read, 12 },
 	{ fz_op_splice, 8 }, { fz_op_mmap, 6 }, { fz_op_munmap, 6 },
 	{ fz_op_touch, 12 }, { fz_op_mprotect, 2 }, { fz_op_ioctl, 28 },
 	{ fz_op_poll, 5 }, { fz_op_fcntl, 2 }, { fz_op_seek, 2 },
+	{ fz_op_twin, 1 },
 };
 
 static void fz_worker_init(struct fz_worker *w)
@@ -112,7 +124,12 @@ static void fz_worker_init(struct fz_worker *w)
 	/* a read-write page, then a PROT_NONE page right after it */
 	pages = mmap(NULL, 3 * FZ_PAGE, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!w->buf || pages == MAP_FAILED || pipe(w->pipe)) {
+	/*
+	 * Its read end only is non-blocking, for the drains: an O_NONBLOCK
+	 * write end would make every splice() into it non-blocking.
+	 */
+	if (!w->buf || pages == MAP_FAILED || pipe(w->pipe) ||
+	    fcntl(w->pipe[0], F_SETFL, O_NONBLOCK)) {
 		dprintf(STDERR_FILENO, "lrb-fuzz: worker %d: out of memory or descriptors at start: %s\n",
 			w->id, strerror(errno));
 		exit(2);
@@ -134,6 +151,9 @@ void fz_worker_run(struct fz_worker *w, double deadline)
 	while (fz_now() < deadline) {
 		w->step++;
 		w->sh->steps = w->step;
+		/* drained files, other workers' CPUs: put them away soon */
+		if (fz_one_in(w, 2) && fz_put_away(w))
+			continue;
 		pick = fz_below(w, total);
 		for (i = 0; pick >= fz_ops[i].weight; i++)
 			pick -= fz_ops[i].weight;
