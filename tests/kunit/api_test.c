@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lrb KUnit: the public API in a kernel, as tests/user/unit_api.c does in
- * user space: channels in every configuration, the packet and record
- * layouts, extended headers, records across pages, padding, flush,
- * try-discard, readers (consuming and snapshot), positions, statistics,
- * packet callbacks, per-CPU buffers and reader wakeups.
+ * lrb KUnit: the public API, in the kernel and, through
+ * tests/user/kunit-shim, on liblrb: channels in every configuration, the
+ * packet and record layouts, extended headers, records across pages,
+ * padding, flush (and the final one), try-discard, readers (consuming
+ * and snapshot), positions, statistics, packet callbacks, per-CPU buffers
+ * and reader wakeups.
  *
  * Each case pins its thread to the CPU it starts on, so a per-CPU channel
  * is written in one known buffer, and uses the test clock, so every
  * timestamp and header form is known.
  */
-#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
-#include <linux/delay.h>
-#include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#ifdef __KERNEL__
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/wait.h>
+#endif
 
 #include "lrb_kunit.h"
 
@@ -197,6 +200,26 @@ static const struct lrb_config cfg_badheader = {
 	.cb.clock_read = lrbk_clock,
 };
 
+static const struct lrb_config cfg_badheader2 = {
+	.header = (enum lrb_header_layout)2, .tsc_bits = 27,
+	.cb.clock_read = lrbk_clock,
+};
+
+static const struct lrb_config cfg_badmode2 = {
+	.mode = (enum lrb_mode)0x7fffffff, .header = LRB_HEADER_LARGE,
+	.tsc_bits = 27, .cb.clock_read = lrbk_clock,
+};
+
+static const struct lrb_config cfg_bits99 = {
+	.header = LRB_HEADER_COMPACT, .tsc_bits = 99,
+	.cb.clock_read = lrbk_clock,
+};
+
+static const struct lrb_config cfg_large99 = {
+	.header = LRB_HEADER_LARGE, .tsc_bits = 99, .cb.clock_read = lrbk_clock,
+	.mode = LRB_MODE_OVERWRITE, .alloc = LRB_ALLOC_GLOBAL,
+};
+
 static const struct lrb_config cfg_ogc = LRBK_CONFIG(OVERWRITE, GLOBAL, COMPACT);
 
 struct geo_case {
@@ -206,18 +229,19 @@ struct geo_case {
 	long nr_cpus;
 	int ret;
 	const char *what;
+	bool exact;
 };
 
 static const struct geo_case geo_cases[] = {
 	{ &cfg_dcc, 4096, 4, NR_OK, 0, "per-cpu, smallest sub-buffer" },
 	{ &cfg_dgc, 8192, 2, 1, 0, "global, 8 KiB x 2" },
 	{ &cfg_dgc, 1UL << 20, 2, 1, 0, "global, 1 MiB" },
-	{ &cfg_dcc, 4096, 4, NR_MORE, -EINVAL, "per-cpu, nr_cpu_ids + 1" },
-	{ &cfg_dcc, 4096, 4, NR_LESS, -EINVAL, "per-cpu, nr_cpu_ids - 1" },
+	{ &cfg_dcc, 4096, 4, NR_MORE, -EINVAL, "per-cpu, nr_cpu_ids + 1", true },
+	{ &cfg_dcc, 4096, 4, NR_LESS, -EINVAL, "per-cpu, nr_cpu_ids - 1", true },
 	{ &cfg_dcc, 4096, 4, 0, -EINVAL, "per-cpu, nr_cpus 0" },
-	{ &cfg_dcc, 4096, 4, 4096, -EINVAL, "per-cpu, nr_cpus 4096" },
+	{ &cfg_dcc, 4096, 4, 4096, -EINVAL, "per-cpu, nr_cpus 4096", true },
 	{ &cfg_ocl, 4096, 2, NR_OK, 0, "overwrite per-cpu, 2 sub-buffers" },
-	{ &cfg_ocl, 4096, 2, NR_MORE, -EINVAL, "overwrite per-cpu, too many" },
+	{ &cfg_ocl, 4096, 2, NR_MORE, -EINVAL, "overwrite per-cpu, too many", true },
 	{ &cfg_dgc, 4096, 4, 0, -EINVAL, "global, nr_cpus 0" },
 	{ &cfg_dgc, 4096, 4, 1000, 0, "global, nr_cpus ignored" },
 	{ &cfg_dgc, 0, 4, 1, -EINVAL, "subbuf 0" },
@@ -226,12 +250,15 @@ static const struct geo_case geo_cases[] = {
 	{ &cfg_dgc, PAGE_SIZE - 1, 4, 1, -EINVAL, "subbuf page - 1" },
 	{ &cfg_dgc, PAGE_SIZE + 1, 4, 1, -EINVAL, "subbuf page + 1" },
 	{ &cfg_dgc, 3 * PAGE_SIZE, 4, 1, -EINVAL, "subbuf 3 pages" },
+	{ &cfg_dgc, 3UL << 20, 4, 1, -EINVAL, "subbuf 3 MiB" },
 	{ &cfg_dgc, 1UL << 31, 2, 1, -EINVAL, "subbuf 2 GiB" },
 	{ &cfg_dgc, 1UL << 63, 2, 1, -EINVAL, "subbuf 2^63" },
 	{ &cfg_dgc, ~0UL, 2, 1, -EINVAL, "subbuf ~0" },
 	{ &cfg_dgc, 4096, 0, 1, -EINVAL, "num_subbuf 0" },
 	{ &cfg_dgc, 4096, 1, 1, -EINVAL, "num_subbuf 1" },
 	{ &cfg_ogc, 4096, 1, 1, -EINVAL, "overwrite, num_subbuf 1" },
+	{ &cfg_ogc, 4096, 0, 1, -EINVAL, "overwrite, num_subbuf 0" },
+	{ &cfg_ogc, 4096, 2, 1, 0, "overwrite, num_subbuf 2" },
 	{ &cfg_dgc, 4096, 3, 1, -EINVAL, "num_subbuf 3" },
 	{ &cfg_dgc, 4096, 6, 1, -EINVAL, "num_subbuf 6" },
 	{ &cfg_dgc, 4096, 32769, 1, -EINVAL, "num_subbuf 32769" },
@@ -242,18 +269,23 @@ static const struct geo_case geo_cases[] = {
 	{ &cfg_bits1, 4096, 4, 1, 0, "compact, tsc_bits 1" },
 	{ &cfg_bits31, 4096, 4, NR_OK, 0, "compact, tsc_bits 31" },
 	{ &cfg_bits32, 4096, 4, NR_OK, -EINVAL, "compact, tsc_bits 32" },
+	{ &cfg_bits99, 4096, 4, NR_OK, -EINVAL, "compact, tsc_bits 99" },
 	{ &cfg_large0, 4096, 4, NR_OK, 0, "large, tsc_bits 0 (ignored)" },
+	{ &cfg_large99, 4096, 4, 1, 0, "large, tsc_bits 99 (ignored)" },
 	{ &cfg_noclock, 4096, 4, NR_OK, -EINVAL, "no clock_read" },
 	{ &cfg_badmode, 4096, 4, NR_OK, -EINVAL, "mode 2" },
+	{ &cfg_badmode2, 4096, 4, NR_OK, -EINVAL, "mode 0x7fffffff" },
 	{ &cfg_badalloc, 4096, 4, NR_OK, -EINVAL, "alloc 2" },
 	{ &cfg_badwakeup, 4096, 4, NR_OK, -EINVAL, "wakeup 2" },
 	{ &cfg_badheader, 4096, 4, NR_OK, -EINVAL, "header -1" },
+	{ &cfg_badheader2, 4096, 4, NR_OK, -EINVAL, "header 2" },
 };
 
 /*
  * Geometry and configurations just inside and outside every limit: a bad
  * one is refused with -EINVAL and allocates nothing. A per-CPU channel
- * needs exactly nr_cpu_ids buffers in the kernel.
+ * needs exactly nr_cpu_ids buffers in the kernel (cases marked exact),
+ * any number in user space.
  */
 static void bad_geometry(struct kunit *test)
 {
@@ -273,7 +305,7 @@ static void bad_geometry(struct kunit *test)
 		};
 		long before = lrb_port_live_allocs();
 		struct lrb_chan *chan = NULL;
-		int ret;
+		int ret, want = g->ret;
 
 		if (g->nr_cpus == NR_OK)
 			attr.nr_cpus = nr_cpu_ids;
@@ -283,8 +315,10 @@ static void bad_geometry(struct kunit *test)
 			attr.nr_cpus = nr_cpu_ids - 1;
 		else
 			attr.nr_cpus = g->nr_cpus;
+		if (g->exact && !LRBK_EXACT_NR_CPUS)
+			want = 0;
 		ret = lrb_channel_create(g->cfg, &attr, &chan);
-		KUNIT_EXPECT_EQ_MSG(test, ret, g->ret, "case: %s", g->what);
+		KUNIT_EXPECT_EQ_MSG(test, ret, want, "case: %s", g->what);
 		if (!ret) {
 			KUNIT_EXPECT_GT_MSG(test, lrb_port_live_allocs(), before,
 					    "case: %s", g->what);
@@ -678,6 +712,10 @@ static void try_discard_outcomes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lrbk_write(m, cfg, chan, 4, 8), 0);
 	lrb_positions(buf, &c, &p);
 	KUNIT_EXPECT_EQ(test, p - p2, hl + 8);
+	lrbk_tick(2);
+	KUNIT_EXPECT_EQ(test, lrbk_write(m, cfg, chan, 5, 8), 0);
+	lrb_positions(buf, &c, &p2);
+	KUNIT_EXPECT_EQ(test, p2 - p, hl + 8);
 
 	/* -EBUSY: a later reservation exists, the first must be committed */
 	lrbk_tick(1);
@@ -725,7 +763,7 @@ static void try_discard_outcomes(struct kunit *test)
 	lrbk_drain_init(&d, test, chan, buf, m);
 	lrbk_check_packet(&d, &sb);
 	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
-	KUNIT_EXPECT_EQ(test, d.records, 7UL);
+	KUNIT_EXPECT_EQ(test, d.records, 8UL);
 	KUNIT_EXPECT_EQ(test, m->next, m->n);
 	lrbk_check_lost(test, buf, 0, 0, 0);
 	lrb_reader_close(buf);
@@ -1209,6 +1247,130 @@ static void percpu_mapping(struct kunit *test)
 	lrb_reader_close(lrb_channel_buf(gchan, 0));
 }
 
+/*
+ * A record whose payload ends 1 to 3 bytes before its packet's end closes
+ * the packet: the content ends with the payload, the next record starts in
+ * the next packet, and the write position says so.
+ */
+static void unaligned_packet_end(struct kunit *test)
+{
+	unsigned long c, p, short_by;
+	struct lrb_subbuf sb;
+
+	for (short_by = 0; short_by < LRB_RECORD_ALIGN; short_by++) {
+		struct lrbk_model *m = lrbk_model_new(test, 4, false);
+		struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgc, SB4K, 4);
+		struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+		struct lrbk_drain d;
+
+		KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+		lrbk_drain_init(&d, test, chan, buf, m);
+		lrbk_set_clock(100);
+		/* packet header 64, record header 4 */
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, 1,
+						 SB4K - 64 - 4 - short_by), 0);
+		lrb_positions(buf, &c, &p);
+		KUNIT_EXPECT_EQ_MSG(test, p, SB4K, "short by %lu", short_by);
+		/* nothing left to flush */
+		lrb_buf_flush(buf);
+		lrb_positions(buf, &c, &p);
+		KUNIT_EXPECT_EQ(test, p, SB4K);
+		KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+		KUNIT_EXPECT_EQ(test, sb.content_size, SB4K - short_by);
+		KUNIT_EXPECT_EQ(test, sb.packet_size, SB4K);
+		lrbk_check_packet(&d, &sb);
+		KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+		KUNIT_EXPECT_EQ(test, lrb_get_next_subbuf(buf, &sb), -EAGAIN);
+		/* the next record opens the next packet */
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, 1, 5), 0);
+		lrb_buf_flush(buf);
+		KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+		KUNIT_EXPECT_EQ(test, sb.pos, SB4K);
+		KUNIT_EXPECT_EQ(test, sb.content_size, 64UL + 4 + 5);
+		lrbk_check_packet(&d, &sb);
+		KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+		lrb_positions(buf, &c, &p);
+		KUNIT_EXPECT_EQ(test, c, 2 * SB4K);
+		KUNIT_EXPECT_EQ(test, p, 2 * SB4K);
+		KUNIT_EXPECT_EQ(test, d.records, 2UL);
+		KUNIT_EXPECT_EQ(test, m->next, m->n);
+		lrb_reader_close(buf);
+		lrbk_chan_destroy(test, chan);
+	}
+}
+
+/* on_packet of flush_final: the end of the last packet read. */
+static void note_packet_end(struct lrbk_drain *d, const struct lrb_subbuf *sb,
+			    const u8 *data)
+{
+	struct lrb_packet_header h;
+
+	memcpy(&h, data, sizeof(h));
+	d->user = h.timestamp_end;
+}
+
+/*
+ * Records lost while the ring was full are in no packet header until
+ * lrb_buf_flush_final() closes an empty packet carrying the count, at the
+ * time given; every record written is read or counted lost.
+ */
+static void flush_final(struct kunit *test)
+{
+	struct lrbk_model *m = lrbk_model_new(test, 1000, false);
+	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgc, SB4K, 2);
+	struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+	struct lrb_packet_header h;
+	struct lrbk_drain d;
+	struct lrb_subbuf sb;
+	unsigned long lost, c, p;
+	u64 final;
+	int i, ret;
+
+	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+	lrbk_drain_init(&d, test, chan, buf, m);
+	d.on_packet = note_packet_end;
+	lrbk_set_clock(10);
+	/* a switch timer closes packets now and then: none may be open */
+	for (i = 0; i < 1000; i++) {
+		lrbk_tick(1);
+		ret = lrbk_write(m, &cfg_dgc, chan, 1, 16);
+		KUNIT_EXPECT_TRUE(test, ret == 0 || ret == -ENOBUFS);
+		if (i % 100 == 99)
+			lrb_buf_flush(buf);
+	}
+	lost = lrb_buf_lost(buf);
+	KUNIT_EXPECT_GT(test, lost, 0UL);
+	KUNIT_EXPECT_EQ(test, lost, m->failed);
+	lrbk_drain_all(&d);
+	KUNIT_EXPECT_EQ(test, d.records + lost, m->attempts);
+	KUNIT_EXPECT_EQ(test, m->next, m->n);
+	KUNIT_EXPECT_LT(test, d.last_discarded, (u64)lost);
+
+	/* the time given, not the clock's */
+	lrbk_tick(100);
+	final = d.user + 5;
+	lrb_buf_flush_final(buf, final);
+	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+	KUNIT_EXPECT_EQ(test, sb.content_size, LRB_PACKET_HEADER_SIZE);
+	lrbk_check_packet(&d, &sb);
+	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, &h, sizeof(h)), 0);
+	KUNIT_EXPECT_EQ(test, h.events_discarded, (u64)lost);
+	KUNIT_EXPECT_EQ(test, h.timestamp_begin, final);
+	KUNIT_EXPECT_EQ(test, h.timestamp_end, h.timestamp_begin);
+	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+	KUNIT_EXPECT_EQ(test, lrb_get_next_subbuf(buf, &sb), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, d.gaps, 0ULL);
+	lrb_positions(buf, &c, &p);
+	KUNIT_EXPECT_EQ(test, c, p);
+	lrb_reader_close(buf);
+}
+
+#ifdef __KERNEL__
+/*
+ * The kernel port's wakeup (a wait queue and an irq_work); the user
+ * port's, lrb_wait_readable() on a futex, is tested in
+ * tests/user/unit_api.c.
+ */
 struct waiter {
 	struct lrb_buf *buf;
 	struct completion started;
@@ -1266,6 +1428,7 @@ static void writer_wakeup(struct kunit *test)
 	kthread_stop(t);
 	put_task_struct(t);
 }
+#endif
 
 static int lrb_api_init(struct kunit *test)
 {
@@ -1290,7 +1453,11 @@ static struct kunit_case lrb_api_cases[] = {
 	KUNIT_CASE(snapshot_discard),
 	KUNIT_CASE(packet_callbacks),
 	KUNIT_CASE(percpu_mapping),
+	KUNIT_CASE(unaligned_packet_end),
+	KUNIT_CASE(flush_final),
+#ifdef __KERNEL__
 	KUNIT_CASE(writer_wakeup),
+#endif
 	{}
 };
 

@@ -30,6 +30,16 @@
 void lrb_port_fail_alloc_after(long n);
 long lrb_port_live_allocs(void);
 
+/*
+ * A per-CPU channel needs exactly nr_cpu_ids buffers in the kernel; the
+ * user port takes any number (a CPU writes buffer cpu % nr_bufs).
+ */
+#ifdef __KERNEL__
+#define LRBK_EXACT_NR_CPUS true
+#else
+#define LRBK_EXACT_NR_CPUS false
+#endif
+
 #define LRBK_SB4K 4096UL
 #define LRBK_SB16K 16384UL
 #define LRBK_STREAM_ID 7
