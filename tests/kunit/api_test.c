@@ -3,9 +3,10 @@
  * lrb KUnit: the public API, in the kernel and, through
  * tests/user/kunit-shim, on liblrb: channels in every configuration, the
  * packet and record layouts, extended headers, records across pages,
- * padding, flush (and the final one), try-discard, readers (consuming
- * and snapshot), positions, statistics, packet callbacks, per-CPU buffers
- * and reader wakeups.
+ * padding, flush (also on the buffer's CPU, and the final one),
+ * try-discard, readers (consuming and snapshot, the watermark count,
+ * pages taken for splice), positions, statistics, packet callbacks,
+ * per-CPU buffers, reader wakeups and the CTF metadata.
  *
  * Each case pins its thread to the CPU it starts on, so a per-CPU channel
  * is written in one known buffer, and uses the test clock, so every
@@ -21,6 +22,8 @@
 #include <linux/kthread.h>
 #include <linux/wait.h>
 #endif
+
+#include <lrb/metadata.h>
 
 #include "lrb_kunit.h"
 
@@ -1365,6 +1368,254 @@ static void flush_final(struct kunit *test)
 	lrb_reader_close(buf);
 }
 
+/*
+ * lrb_buf_flush_local(), as a pinned timer or a CPU hotplug callback calls
+ * it (on the buffer's CPU, preemption disabled): like lrb_buf_flush(), it
+ * closes the packet being filled at the time of the flush, and closes
+ * nothing when no record is there.
+ */
+static void flush_local(struct kunit *test)
+{
+	const struct lrb_config *cfg = test->param_value;
+	struct lrbk_model *m = lrbk_model_new(test, 8, false);
+	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB4K, 4);
+	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
+	unsigned long hl = cfg->header == LRB_HEADER_COMPACT ? 4 : 8;
+	struct lrb_packet_header h;
+	struct lrbk_drain d;
+	struct lrb_subbuf sb;
+	unsigned long c, p;
+
+	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+	lrbk_drain_init(&d, test, chan, buf, m);
+	preempt_disable();
+	lrb_buf_flush_local(buf);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, lrb_get_next_subbuf(buf, &sb), -EAGAIN);
+
+	lrbk_set_clock(300);
+	KUNIT_EXPECT_EQ(test, lrbk_write(m, cfg, chan, 3, 10), 0);
+	KUNIT_EXPECT_FALSE(test, lrb_buf_readable(buf));
+	lrbk_set_clock(340);
+	preempt_disable();
+	lrb_buf_flush_local(buf);
+	preempt_enable();
+	KUNIT_EXPECT_TRUE(test, lrb_buf_readable(buf));
+	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+	KUNIT_EXPECT_EQ(test, sb.content_size, 64 + hl + 10);
+	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, &h, sizeof(h)), 0);
+	KUNIT_EXPECT_EQ(test, h.timestamp_begin, 300ULL);
+	KUNIT_EXPECT_EQ(test, h.timestamp_end, 340ULL);
+	lrbk_check_packet(&d, &sb);
+	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+	lrb_positions(buf, &c, &p);
+	KUNIT_EXPECT_EQ(test, c, SB4K);
+	KUNIT_EXPECT_EQ(test, p, SB4K);
+
+	/* again: the packet is already closed, nothing more to read */
+	preempt_disable();
+	lrb_buf_flush_local(buf);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, lrb_get_next_subbuf(buf, &sb), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, d.records, 1UL);
+	KUNIT_EXPECT_EQ(test, m->next, m->n);
+	lrb_reader_close(buf);
+}
+
+/*
+ * lrb_buf_complete(), the watermark count: the complete sub-buffers from
+ * the read position, never more than asked for nor than the ring holds.
+ */
+static void complete_count(struct kunit *test)
+{
+	const struct lrb_config *cfg = test->param_value;
+	bool overwrite = cfg->mode == LRB_MODE_OVERWRITE;
+	struct lrbk_model *m = lrbk_model_new(test, 1024, overwrite);
+	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB4K, 4);
+	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
+	unsigned long per, slot, i;
+	struct lrbk_drain d;
+
+	slot = lrb_slot_len(cfg->header == LRB_HEADER_COMPACT ?
+			    LRB_COMPACT_HEADER_SIZE : LRB_LARGE_HEADER_SIZE, 100);
+	per = (SB4K - LRB_PACKET_HEADER_SIZE) / slot;
+	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+	lrbk_drain_init(&d, test, chan, buf, m);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 10), 0UL);
+	lrbk_set_clock(50);
+	/* three packets full, a record in the fourth */
+	for (i = 0; i < 3 * per + 1; i++)
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, cfg, chan, 1, 100), 0);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 10), 3UL);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 2), 2UL);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 0), 0UL);
+	KUNIT_EXPECT_EQ(test, lrbk_drain_one(&d), 0);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 10), 2UL);
+	lrb_buf_flush(buf);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 10), 3UL);
+	/* the ring full: never more than num_subbuf */
+	for (i = 0; i < 2 * per; i++)
+		lrbk_write(m, cfg, chan, 1, 100);
+	lrb_buf_flush(buf);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 100), 4UL);
+	lrbk_drain_all(&d);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 10), 0UL);
+	KUNIT_EXPECT_EQ(test, m->next, m->n);
+	/* discard: written = read + lost; overwrite: nothing dropped */
+	if (overwrite)
+		KUNIT_EXPECT_EQ(test, m->n, m->attempts);
+	else
+		KUNIT_EXPECT_EQ(test, d.records + lrb_buf_lost(buf),
+				m->attempts);
+	lrb_reader_close(buf);
+}
+
+/*
+ * lrb_subbuf_steal_page(): the page of a consumed, held sub-buffer is the
+ * caller's with the bytes it held, a zeroed page takes its place in the
+ * ring (which then goes on intact), and nothing else can be taken: a page
+ * past the sub-buffer, one of a snapshot or of a released sub-buffer, or
+ * one when no page can be allocated.
+ */
+static void steal_page(struct kunit *test)
+{
+	const unsigned long pages = SB16K / PAGE_SIZE;
+	struct lrbk_model *m = lrbk_model_new(test, 512, false);
+	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dcc, SB16K, 4);
+	struct lrb_buf *buf = lrbk_my_buf(&cfg_dcc, chan);
+	u8 *data, *copy;
+	struct lrbk_drain d;
+	struct lrb_subbuf sb;
+	long allocs;
+	void *page;
+	int i;
+
+	data = kunit_kzalloc(test, SB16K, GFP_KERNEL);
+	copy = kunit_kzalloc(test, SB16K, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, data && copy);
+	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+	lrbk_drain_init(&d, test, chan, buf, m);
+	lrbk_set_clock(20);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 2, 120), 0);
+	lrb_buf_flush(buf);
+
+	/* a snapshot is not the reader's to rob */
+	KUNIT_ASSERT_EQ(test, lrb_get_subbuf(buf, 0, &sb), 0);
+	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, 0));
+	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+
+	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+	lrbk_check_packet(&d, &sb);
+	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, data, SB16K), 0);
+	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, pages));
+	allocs = lrb_port_live_allocs();
+	lrb_port_fail_alloc_after(0);
+	page = lrb_subbuf_steal_page(buf, &sb, pages - 1);
+	lrb_port_fail_alloc_after(-1);
+	KUNIT_EXPECT_NULL(test, page);
+	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), allocs);
+
+	page = lrb_subbuf_steal_page(buf, &sb, pages - 1);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	/* the ring owns as many pages as before; the stolen one is ours */
+	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), allocs);
+	KUNIT_EXPECT_EQ(test, memcmp(page, data + SB16K - PAGE_SIZE, PAGE_SIZE),
+			0);
+	memset(copy, 0x5a, SB16K);
+	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, copy, SB16K), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(copy, data, SB16K - PAGE_SIZE), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(copy + SB16K - PAGE_SIZE, 0,
+					   PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, 0));
+	free_page((unsigned long)page);
+
+	/* the new page is in the ring: writers go round it, all reads back */
+	lrbk_drain_all(&d);
+	for (i = 0; i < 400; i++) {
+		lrbk_tick(1);
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 3, 120), 0);
+		if (i % 50 == 49)
+			lrbk_drain_all(&d);
+	}
+	lrb_buf_flush(buf);
+	lrbk_drain_all(&d);
+	KUNIT_EXPECT_EQ(test, d.records, 500UL);
+	KUNIT_EXPECT_EQ(test, m->next, m->n);
+	lrbk_check_lost(test, buf, 0, 0, 0);
+	lrb_reader_close(buf);
+}
+
+static bool has(const char *text, const char *what)
+{
+	return strstr(text, what);
+}
+
+/*
+ * lrb_metadata_format(): the CTF metadata of a channel, as snprintf()
+ * returns it (the full length, whatever fits, NUL-terminated), with the
+ * clock, stream id, record header of the layout, the build's byte order
+ * and the client's events at the end (unit_ctf reads it with babeltrace2).
+ */
+static void metadata_format(struct kunit *test)
+{
+	static const char events[] = "event {\n\tname = \"x\";\n};\n";
+	struct lrb_metadata_attr attr = {
+		.clock_freq = 1000000000,
+		.clock_offset_s = -5,
+		.clock_offset = 77,
+		.events = events,
+	};
+	struct lrb_chan *cc = lrbk_chan_new(test, &cfg_dgc, SB4K, 2);
+	struct lrb_chan *lc = lrbk_chan_new(test, &cfg_dgl, SB4K, 2);
+	const bool le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	char *text, small[10];
+	int len, llen;
+
+	len = lrb_metadata_format(cc, &attr, NULL, 0);
+	KUNIT_ASSERT_GT(test, len, 0);
+	text = kunit_kzalloc(test, len + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	KUNIT_EXPECT_EQ(test, lrb_metadata_format(cc, &attr, text, len + 1),
+			len);
+	KUNIT_EXPECT_EQ(test, strlen(text), (size_t)len);
+	KUNIT_EXPECT_EQ(test, lrb_metadata_format(cc, &attr, small,
+						  sizeof(small)), len);
+	KUNIT_EXPECT_EQ(test, strlen(small), sizeof(small) - 1);
+	KUNIT_EXPECT_EQ(test, memcmp(small, text, sizeof(small) - 1), 0);
+	KUNIT_EXPECT_EQ(test, strncmp(text, "/* CTF 1.8 */", 13), 0);
+	KUNIT_EXPECT_TRUE(test, has(text, le ? "byte_order = le;" :
+					   "byte_order = be;"));
+	KUNIT_EXPECT_TRUE(test, has(text, "\tfreq = 1000000000;\n"));
+	KUNIT_EXPECT_TRUE(test, has(text, "\toffset_s = -5;\n"));
+	KUNIT_EXPECT_TRUE(test, has(text, "\toffset = 77;\n"));
+	KUNIT_EXPECT_TRUE(test, has(text, "stream {\n\tid = 7;\n"));
+	KUNIT_EXPECT_TRUE(test, has(text, "uint64_t events_discarded;"));
+	/* compact, 27 timestamp bits: 5 id bits, 31 says extended */
+	KUNIT_EXPECT_TRUE(test, has(text, "size = 27; align = 1;"));
+	KUNIT_EXPECT_TRUE(test, has(text, "integer { size = 5; align = 8;"));
+	KUNIT_EXPECT_TRUE(test, has(text, "compact = 0 ... 30,"));
+	KUNIT_EXPECT_TRUE(test, has(text, "extended = 31,"));
+	KUNIT_EXPECT_EQ(test, strcmp(text + len - strlen(events), events), 0);
+
+	llen = lrb_metadata_format(lc, &attr, NULL, 0);
+	KUNIT_ASSERT_GT(test, llen, 0);
+	text = kunit_kzalloc(test, llen + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	KUNIT_EXPECT_EQ(test, lrb_metadata_format(lc, &attr, text, llen + 1),
+			llen);
+	KUNIT_EXPECT_TRUE(test, has(text, "size = 32; align = 8;"));
+	KUNIT_EXPECT_TRUE(test, has(text, "integer { size = 32; align = 8;"));
+	KUNIT_EXPECT_TRUE(test, has(text, "compact = 0 ... 4294967294,"));
+	KUNIT_EXPECT_TRUE(test, has(text, "extended = 4294967295,"));
+
+	/* no events: the text ends with the stream */
+	attr.events = NULL;
+	KUNIT_EXPECT_EQ(test, lrb_metadata_format(lc, &attr, NULL, 0),
+			llen - (int)strlen(events));
+}
+
 #ifdef __KERNEL__
 /*
  * The kernel port's wakeup (a wait queue and an irq_work); the user
@@ -1455,6 +1706,10 @@ static struct kunit_case lrb_api_cases[] = {
 	KUNIT_CASE(percpu_mapping),
 	KUNIT_CASE(unaligned_packet_end),
 	KUNIT_CASE(flush_final),
+	KUNIT_CASE_PARAM(flush_local, variants_gen_params),
+	KUNIT_CASE_PARAM(complete_count, variants_gen_params),
+	KUNIT_CASE(steal_page),
+	KUNIT_CASE(metadata_format),
 #ifdef __KERNEL__
 	KUNIT_CASE(writer_wakeup),
 #endif
