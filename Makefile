@@ -51,7 +51,7 @@ KUNIT_USER_SRCS := tests/kunit/helpers.c \
 		   $(KUNIT_SHIM)/runner.c
 KUNIT_USER_HEADERS := $(wildcard tests/kunit/*.h $(KUNIT_SHIM)/include/*/*.h)
 HEADERS := $(wildcard include/lrb/*.h include/lrb/port/*.h \
-		      include/uapi/lrb/*.h lib/*.h tests/user/*.h)
+		      include/uapi/lrb/*.h lib/*.h tests/user/*.h tests/common/*.h)
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE -Iinclude $(WARN) $(CFLAGS)
