@@ -49,6 +49,10 @@
 	})
 #define min_t(t, a, b) min((t)(a), (t)(b))
 #define max_t(t, a, b) max((t)(a), (t)(b))
+#define BITS_PER_LONG (__SIZEOF_LONG__ * 8)
+#define GENMASK(h, l) ((~0UL << (l)) & (~0UL >> (BITS_PER_LONG - 1 - (h))))
+/* The user port's lrb_nesting is per thread, which is what it reads. */
+#define this_cpu_read(var) (var)
 #define GFP_KERNEL 0
 #define MODULE_LICENSE(s)
 #define MODULE_DESCRIPTION(s)
@@ -82,6 +86,13 @@ static inline void *memchr_inv(const void *p, int c, size_t n)
 		if (*s != (unsigned char)c)
 			return (void *)s;
 	return NULL;
+}
+
+/* sort() without its swap function, which the suites never pass. */
+static inline void sort(void *base, size_t num, size_t size,
+			int (*cmp)(const void *, const void *), void *swap)
+{
+	qsort(base, num, size, cmp);
 }
 
 /* The user port's writers use atomic operations: any thread may flush. */
