@@ -67,7 +67,6 @@ MODULE_PARM_DESC(stress_ms, "duration of each stress variant, in ms");
 /* Writer contexts. */
 enum { CTX_TASK, CTX_SOFTIRQ, CTX_HARDIRQ, NR_CTX };
 
-
 static const char * const ctx_names[] = { "task", "softirq", "hardirq" };
 
 /**
@@ -111,6 +110,7 @@ struct st_head {
  * @big: oversized records tried
  * @big_ok: oversized records accepted (a bug)
  * @nested: interrupt writers that found a writer inside a record
+ * @ran: it has written (the only field read while it runs, by st_start())
  */
 struct st_stats {
 	u64 rng;
@@ -124,6 +124,7 @@ struct st_stats {
 	u64 big;
 	u64 big_ok;
 	u64 nested;
+	int ran;
 };
 
 struct st_run;
@@ -270,7 +271,10 @@ static __always_inline void st_write_one(const struct lrb_config *cfg,
 	struct st_head h;
 	int ret;
 
-	st->attempted++;
+	if (unlikely(!st->attempted++)) {
+		/* the first write; pairs with st_ran() */
+		smp_store_release(&st->ran, 1);
+	}
 	ret = lrb_reserve(cfg, c->run->chan, &ctx, st_id(c->cpu, cx, seq),
 			  ST_MIN_LEN + blen);
 	if (ret) {
@@ -862,6 +866,13 @@ static struct st_run *st_setup(struct kunit *test, const struct st_variant *v)
 	return run;
 }
 
+/* Has context @cx of @c written? */
+static bool st_ran(struct st_cpu *c, int cx)
+{
+	/* pairs with the release in st_write_one() */
+	return smp_load_acquire(&c->st[cx].ran);
+}
+
 /* Start the reader and a writer per online CPU; wait until all run. */
 static void st_start(struct kunit *test, struct st_run *run)
 {
@@ -902,9 +913,8 @@ static void st_start(struct kunit *test, struct st_run *run)
 				continue;
 			/* pairs with the release in st_writer_fn() */
 			if (!smp_load_acquire(&c->started) ||
-			    !READ_ONCE(c->st[CTX_TASK].attempted) ||
-			    !READ_ONCE(c->st[CTX_SOFTIRQ].attempted) ||
-			    !READ_ONCE(c->st[CTX_HARDIRQ].attempted))
+			    !st_ran(c, CTX_TASK) || !st_ran(c, CTX_SOFTIRQ) ||
+			    !st_ran(c, CTX_HARDIRQ))
 				all = false;
 		}
 	} while (!all && ktime_get_ns() < deadline);

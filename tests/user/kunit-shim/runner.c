@@ -17,7 +17,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-#include <kunit/test.h>
+#include <kunit/kernel.h>
 
 /* More failures than this in one case are counted, not printed. */
 #define MAX_REPORTS 50
@@ -213,6 +213,7 @@ static void *case_thread(void *arg)
 	if (!setjmp(test->abort) && cr->suite->exit)
 		cr->suite->exit(test);
 	release_all(test);
+	kunit_shim_thread_exit();
 	return NULL;
 }
 

@@ -30,6 +30,16 @@
 
 #include <lrb/lrb.h>
 
+/*
+ * The suites' marked accesses are relaxed atomics, as in the kernel's
+ * memory model; ThreadSanitizer understands those, not the volatile
+ * accesses of the user port's READ_ONCE().
+ */
+#undef READ_ONCE
+#undef WRITE_ONCE
+#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
 /* Kernel helpers the suites use, on libc. */
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
