@@ -18,7 +18,10 @@
 # non-zero if anything failed or no result was found.
 set -euo pipefail
 
-[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 NAME [FILE]" >&2; exit 2; }
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: $0 NAME [FILE]" >&2
+	exit 2
+fi
 name=$1
 file=${2:--}
 
