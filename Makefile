@@ -44,10 +44,19 @@ VERSION := 0.1.0
 LIB_SRCS := lib/backend.c lib/channel.c lib/decode.c lib/frontend.c \
 	    lib/metadata.c \
 	    lib/reader.c lib/port_user.c
-UNIT_TESTS := unit_api unit_decode unit_badinput unit_ctf
-USER_TESTS := $(UNIT_TESTS) stress
+UNIT_TESTS := unit_api unit_decode unit_ctf
+USER_TESTS := $(UNIT_TESTS) stress kunit_user
+# The KUnit-form suites (tests/kunit/<name>.c) that also run in user space,
+# in kunit_user, through the shim of tests/user/kunit-shim: a new suite
+# that runs in both builds is one more name here.
+KUNIT_USER_SUITES := api_test account_test alloc_test nesting_test stress_test
+KUNIT_SHIM := tests/user/kunit-shim
+KUNIT_USER_SRCS := tests/kunit/helpers.c \
+		   $(patsubst %,tests/kunit/%.c,$(KUNIT_USER_SUITES)) \
+		   $(KUNIT_SHIM)/runner.c $(KUNIT_SHIM)/kernel.c
+KUNIT_USER_HEADERS := $(wildcard tests/kunit/*.h $(KUNIT_SHIM)/include/*/*.h)
 HEADERS := $(wildcard include/lrb/*.h include/lrb/port/*.h \
-		      include/uapi/lrb/*.h lib/*.h tests/user/*.h)
+		      include/uapi/lrb/*.h lib/*.h tests/user/*.h tests/common/*.h)
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE -Iinclude $(WARN) $(CFLAGS)
@@ -90,7 +99,19 @@ $(BUILD)/$(1)/liblrb.a: $(patsubst %.c,$(BUILD)/$(1)/%.o,$(LIB_SRCS))
 
 $(BUILD)/$(1)/tests/%: tests/user/%.c $(BUILD)/$(1)/liblrb.a $(HEADERS)
 	@mkdir -p $$(dir $$@)
-	$(or $(CC_$(1)),$(CC)) $(BASE_CFLAGS) $(CFLAGS_$(1)) $$< \
+	$(or $(CC_$(1)),$(CC)) $(BASE_CFLAGS) $(CFLAGS_$(1)) $$< $(BUILD)/$(1)/liblrb.a \
+		$(LIBS) -o $$@
+
+# The KUnit-form suites on liblrb: -Wno-sign-compare and
+# -Wno-missing-field-initializers as in a kernel build,
+# -Wno-format as u64 is unsigned long here and the kernel's %llu fits the
+# kernel's u64 (its build checks the formats).
+$(BUILD)/$(1)/tests/kunit_user: $(KUNIT_USER_SRCS) $(BUILD)/$(1)/liblrb.a \
+				$(HEADERS) $(KUNIT_USER_HEADERS)
+	@mkdir -p $$(dir $$@)
+	$(or $(CC_$(1)),$(CC)) $(BASE_CFLAGS) $(CFLAGS_$(1)) -Wno-sign-compare -Wno-format \
+		-Wno-missing-field-initializers \
+		-I$(KUNIT_SHIM)/include $(KUNIT_USER_SRCS) \
 		$(BUILD)/$(1)/liblrb.a $(LIBS) -o $$@
 endef
 $(foreach v,$(VARIANTS),$(eval $(call variant,$(v))))
@@ -163,7 +184,7 @@ icount: setup
 	@tests/bench/icount/check.sh $(ICOUNT_ARGS)
 
 test-user: $(foreach v,rel asan,$(addprefix $(BUILD)/$(v)/tests/,$(USER_TESTS))) \
-	   $(BUILD)/tsan/tests/stress
+	   $(BUILD)/tsan/tests/stress $(BUILD)/tsan/tests/kunit_user
 
 # The user tests cross-built for arm64 and s390x (tests/run.sh runs them
 # under qemu-user), and the tools for s390x: unit_ctf's traces go both

@@ -267,6 +267,7 @@ total=$(sed -nE 's/.*Ran ([0-9]+) tests.*/\1/p' <<<"$summary")
 passed=$(count passed)
 failed=$(($(count failed) + $(count crashed) + $(count errors)))
 skipped=$(count skipped)
+py_failed=$failed
 problem=
 # A run that did not get to parsed results: show the end of the log first.
 hard=
@@ -297,6 +298,20 @@ elif [ "$rc" -ne 0 ]; then
 	failed=1
 	hard=1
 	problem="kunit.py exited with status $rc"
+fi
+
+# The console's KTAP counted by tests/ktap.sh, the reader of the user-space
+# runs of the same suites too, must agree with kunit.py's parser.
+if [ -n "$summary" ] && [ -f "$console" ]; then
+	ktap=$("$root/tests/ktap.sh" "kunit $name" "$console" 2>/dev/null | tail -n 1 || true)
+	kt_p=$(sed -nE 's/.*: ([0-9]+) passed.*/\1/p' <<<"$ktap")
+	kt_f=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$ktap")
+	kt_s=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$ktap")
+	if [ "${kt_p:-x}" != "$passed" ] || [ "${kt_f:-x}" != "$py_failed" ] ||
+	   [ "${kt_s:-0}" != "$skipped" ]; then
+		failed=$((failed + 1))
+		problem="${problem:+$problem; }tests/ktap.sh counts '$ktap' in $console, kunit.py $passed passed, $py_failed failed, $skipped skipped: fix tests/ktap.sh (or the KTAP the suites print)"
+	fi
 fi
 
 if grep -qE 'timed out after [0-9]+ seconds' <<<"$plain"; then

@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run the lrb test suite: user-space unit and stress tests (release, ASan +
-# UBSan, TSan, and the release build for arm64 and s390x under qemu-user,
-# with CTF traces going both ways between byte orders), the fast path's instruction counts under callgrind
+# Run the lrb test suite: user-space unit and stress tests and the KUnit
+# suites on liblrb (release, ASan + UBSan, TSan, and the release build for
+# arm64 and s390x under qemu-user, with CTF traces going both ways between
+# byte orders), the fast path's instruction counts under callgrind
 # (tests/bench/icount), the spin model of the protocol (tests/model), the
-# kernel build of the core, the style checks, and the KUnit suites in a UML
-# kernel and in an x86_64 kernel under qemu with 4 CPUs. Every program ends
-# with "N passed, M failed"; this sums them and ends the same way. Exit
-# status is non-zero if anything failed.
+# kernel build of the core, the style checks, and the KUnit suites in
+# kernels for UML, x86_64 (4 CPUs), arm64 (64 KiB pages), s390 and i386,
+# the last four under qemu. Every program ends with "N passed, M failed"
+# (KTAP is counted by tests/ktap.sh); this sums them and ends the same
+# way. Exit status is non-zero if anything failed.
 #
 # FUZZ_SECONDS sets the fuzzing time of lrb-dump (60; make fuzz for more).
 # LRB_KUNIT=0 leaves the KUnit kernels out (they take minutes on a fresh
@@ -75,14 +77,31 @@ run() {
 	fi
 }
 
+# ktap NAME COMMAND...: run a program that prints KTAP (the KUnit suites
+# in user space), show its output, then count it with tests/ktap.sh, the
+# reader of scripts/kunit.sh too, which ends with "NAME: N passed, M failed".
+ktap() {
+	local name=$1 rc
+	shift
+	"$@" >"$log/ktap.out" 2>&1
+	rc=$?
+	cat "$log/ktap.out"
+	tests/ktap.sh "$name" "$log/ktap.out" || return 1
+	return "$rc"
+}
+
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
 for v in rel asan; do
-	for t in unit_api unit_decode unit_badinput unit_ctf; do
+	for t in unit_api unit_decode unit_ctf; do
 		run "$t [$v]" $B/$v/tests/$t
 	done
+done
+# The KUnit-form suites of Makefile's KUNIT_USER_SUITES, on liblrb.
+for v in rel asan tsan; do
+	run "kunit_user [$v]" ktap kunit_user $B/$v/tests/kunit_user
 done
 for mode in discard overwrite; do
 	run "stress $mode ${STRESS_SECONDS}s [rel]" \
@@ -111,9 +130,12 @@ qemu() {
 # arm64: weakly ordered; s390x: big-endian
 for a in arm64:aarch64 s390x:s390x; do
 	arch=${a%%:*}
-	for t in unit_api unit_decode unit_badinput; do
+	for t in unit_api unit_decode; do
 		run "$t [$arch, qemu]" qemu "${a#*:}" $B/$arch/tests/$t
 	done
+	# the stress cases for 0.5 s each: qemu-user is slow
+	run "kunit_user [$arch, qemu]" ktap kunit_user qemu "${a#*:}" \
+		-E LRB_KUNIT_stress_ms=500 $B/$arch/tests/kunit_user
 	for mode in discard overwrite; do
 		run "stress $mode ${CROSS_SECONDS}s [$arch, qemu]" \
 			qemu "${a#*:}" $B/$arch/tests/stress --mode $mode \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lrb KUnit: what happens when records cannot all be kept, as
- * tests/user/unit_api.c and unit_badinput.c check in user space:
+ * lrb KUnit: what happens when records cannot all be kept (in the kernel
+ * and, through tests/user/kunit-shim, on liblrb):
  *
  * - discard mode: a full ring drops records and counts them exactly
  *   (written = read + lost), events_discarded follows;
@@ -71,6 +71,7 @@ static void discard_full_accounting(struct kunit *test)
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
 	struct lrb_stats st;
+	struct lrb_ctx ctx;
 	int ret;
 
 	lrbk_set_clock(1000);
@@ -86,6 +87,12 @@ static void discard_full_accounting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, other, 0UL);
 	KUNIT_EXPECT_EQ(test, ok, 4 * per);
 	KUNIT_EXPECT_EQ(test, nobufs, 2000 - 4 * per);
+	lrbk_check_lost(test, buf, nobufs, 0, 0);
+	/* a reservation fails the same way, counted, its nesting undone */
+	KUNIT_EXPECT_EQ(test, lrb_reserve(cfg, chan, &ctx, 1, 100), -ENOBUFS);
+	nobufs++;
+	m->attempts++;
+	m->failed++;
 	lrbk_check_lost(test, buf, nobufs, 0, 0);
 	lrb_buf_stats(buf, &st);
 	KUNIT_EXPECT_EQ(test, st.consumed, 0UL);

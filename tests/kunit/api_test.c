@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lrb KUnit: the public API in a kernel, as tests/user/unit_api.c does in
- * user space: channels in every configuration, the packet and record
- * layouts, extended headers, records across pages, padding, flush,
- * try-discard, readers (consuming and snapshot), positions, statistics,
- * packet callbacks, per-CPU buffers and reader wakeups.
+ * lrb KUnit: the public API, in the kernel and, through
+ * tests/user/kunit-shim, on liblrb: channels in every configuration, the
+ * packet and record layouts, extended headers, records across pages,
+ * padding, flush (also on the buffer's CPU, and the final one),
+ * try-discard, readers (consuming and snapshot, the watermark count,
+ * pages taken for splice), positions, statistics, packet callbacks,
+ * per-CPU buffers, reader wakeups and the CTF metadata.
  *
  * Each case pins its thread to the CPU it starts on, so a per-CPU channel
  * is written in one known buffer, and uses the test clock, so every
  * timestamp and header form is known.
  */
-#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
-#include <linux/delay.h>
-#include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#ifdef __KERNEL__
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/wait.h>
+#endif
+
+#include <lrb/metadata.h>
 
 #include "lrb_kunit.h"
 
@@ -197,6 +203,26 @@ static const struct lrb_config cfg_badheader = {
 	.cb.clock_read = lrbk_clock,
 };
 
+static const struct lrb_config cfg_badheader2 = {
+	.header = (enum lrb_header_layout)2, .tsc_bits = 27,
+	.cb.clock_read = lrbk_clock,
+};
+
+static const struct lrb_config cfg_badmode2 = {
+	.mode = (enum lrb_mode)0x7fffffff, .header = LRB_HEADER_LARGE,
+	.tsc_bits = 27, .cb.clock_read = lrbk_clock,
+};
+
+static const struct lrb_config cfg_bits99 = {
+	.header = LRB_HEADER_COMPACT, .tsc_bits = 99,
+	.cb.clock_read = lrbk_clock,
+};
+
+static const struct lrb_config cfg_large99 = {
+	.header = LRB_HEADER_LARGE, .tsc_bits = 99, .cb.clock_read = lrbk_clock,
+	.mode = LRB_MODE_OVERWRITE, .alloc = LRB_ALLOC_GLOBAL,
+};
+
 static const struct lrb_config cfg_ogc = LRBK_CONFIG(OVERWRITE, GLOBAL, COMPACT);
 
 struct geo_case {
@@ -206,18 +232,19 @@ struct geo_case {
 	long nr_cpus;
 	int ret;
 	const char *what;
+	bool exact;
 };
 
 static const struct geo_case geo_cases[] = {
 	{ &cfg_dcc, SB4K, 4, NR_OK, 0, "per-cpu, smallest sub-buffer" },
 	{ &cfg_dgc, 2 * SB4K, 2, 1, 0, "global, 2 x 2 pages" },
 	{ &cfg_dgc, 1UL << 20, 2, 1, 0, "global, 1 MiB" },
-	{ &cfg_dcc, SB4K, 4, NR_MORE, -EINVAL, "per-cpu, nr_cpu_ids + 1" },
-	{ &cfg_dcc, SB4K, 4, NR_LESS, -EINVAL, "per-cpu, nr_cpu_ids - 1" },
+	{ &cfg_dcc, SB4K, 4, NR_MORE, -EINVAL, "per-cpu, nr_cpu_ids + 1", true },
+	{ &cfg_dcc, SB4K, 4, NR_LESS, -EINVAL, "per-cpu, nr_cpu_ids - 1", true },
 	{ &cfg_dcc, SB4K, 4, 0, -EINVAL, "per-cpu, nr_cpus 0" },
-	{ &cfg_dcc, SB4K, 4, 4096, -EINVAL, "per-cpu, nr_cpus 4096" },
+	{ &cfg_dcc, SB4K, 4, 4096, -EINVAL, "per-cpu, nr_cpus 4096", true },
 	{ &cfg_ocl, SB4K, 2, NR_OK, 0, "overwrite per-cpu, 2 sub-buffers" },
-	{ &cfg_ocl, SB4K, 2, NR_MORE, -EINVAL, "overwrite per-cpu, too many" },
+	{ &cfg_ocl, SB4K, 2, NR_MORE, -EINVAL, "overwrite per-cpu, too many", true },
 	{ &cfg_dgc, SB4K, 4, 0, -EINVAL, "global, nr_cpus 0" },
 	{ &cfg_dgc, SB4K, 4, 1000, 0, "global, nr_cpus ignored" },
 	{ &cfg_dgc, 0, 4, 1, -EINVAL, "subbuf 0" },
@@ -226,12 +253,15 @@ static const struct geo_case geo_cases[] = {
 	{ &cfg_dgc, PAGE_SIZE - 1, 4, 1, -EINVAL, "subbuf page - 1" },
 	{ &cfg_dgc, PAGE_SIZE + 1, 4, 1, -EINVAL, "subbuf page + 1" },
 	{ &cfg_dgc, 3 * PAGE_SIZE, 4, 1, -EINVAL, "subbuf 3 pages" },
+	{ &cfg_dgc, 3UL << 20, 4, 1, -EINVAL, "subbuf 3 MiB" },
 	{ &cfg_dgc, 1UL << 31, 2, 1, -EINVAL, "subbuf 2 GiB" },
 	{ &cfg_dgc, BIT(BITS_PER_LONG - 1), 2, 1, -EINVAL, "subbuf top bit" },
 	{ &cfg_dgc, ~0UL, 2, 1, -EINVAL, "subbuf ~0" },
 	{ &cfg_dgc, SB4K, 0, 1, -EINVAL, "num_subbuf 0" },
 	{ &cfg_dgc, SB4K, 1, 1, -EINVAL, "num_subbuf 1" },
 	{ &cfg_ogc, SB4K, 1, 1, -EINVAL, "overwrite, num_subbuf 1" },
+	{ &cfg_ogc, SB4K, 0, 1, -EINVAL, "overwrite, num_subbuf 0" },
+	{ &cfg_ogc, SB4K, 2, 1, 0, "overwrite, num_subbuf 2" },
 	{ &cfg_dgc, SB4K, 3, 1, -EINVAL, "num_subbuf 3" },
 	{ &cfg_dgc, SB4K, 6, 1, -EINVAL, "num_subbuf 6" },
 	{ &cfg_dgc, SB4K, 32769, 1, -EINVAL, "num_subbuf 32769" },
@@ -242,18 +272,23 @@ static const struct geo_case geo_cases[] = {
 	{ &cfg_bits1, SB4K, 4, 1, 0, "compact, tsc_bits 1" },
 	{ &cfg_bits31, SB4K, 4, NR_OK, 0, "compact, tsc_bits 31" },
 	{ &cfg_bits32, SB4K, 4, NR_OK, -EINVAL, "compact, tsc_bits 32" },
+	{ &cfg_bits99, SB4K, 4, NR_OK, -EINVAL, "compact, tsc_bits 99" },
 	{ &cfg_large0, SB4K, 4, NR_OK, 0, "large, tsc_bits 0 (ignored)" },
+	{ &cfg_large99, SB4K, 4, 1, 0, "large, tsc_bits 99 (ignored)" },
 	{ &cfg_noclock, SB4K, 4, NR_OK, -EINVAL, "no clock_read" },
 	{ &cfg_badmode, SB4K, 4, NR_OK, -EINVAL, "mode 2" },
+	{ &cfg_badmode2, SB4K, 4, NR_OK, -EINVAL, "mode 0x7fffffff" },
 	{ &cfg_badalloc, SB4K, 4, NR_OK, -EINVAL, "alloc 2" },
 	{ &cfg_badwakeup, SB4K, 4, NR_OK, -EINVAL, "wakeup 2" },
 	{ &cfg_badheader, SB4K, 4, NR_OK, -EINVAL, "header -1" },
+	{ &cfg_badheader2, SB4K, 4, NR_OK, -EINVAL, "header 2" },
 };
 
 /*
  * Geometry and configurations just inside and outside every limit: a bad
  * one is refused with -EINVAL and allocates nothing. A per-CPU channel
- * needs exactly nr_cpu_ids buffers in the kernel.
+ * needs exactly nr_cpu_ids buffers in the kernel (cases marked exact),
+ * any number in user space.
  */
 static void bad_geometry(struct kunit *test)
 {
@@ -273,7 +308,7 @@ static void bad_geometry(struct kunit *test)
 		};
 		long before = lrb_port_live_allocs();
 		struct lrb_chan *chan = NULL;
-		int ret;
+		int ret, want = g->ret;
 
 		if (g->nr_cpus == NR_OK)
 			attr.nr_cpus = nr_cpu_ids;
@@ -283,8 +318,10 @@ static void bad_geometry(struct kunit *test)
 			attr.nr_cpus = nr_cpu_ids - 1;
 		else
 			attr.nr_cpus = g->nr_cpus;
+		if (g->exact && !LRBK_EXACT_NR_CPUS)
+			want = 0;
 		ret = lrb_channel_create(g->cfg, &attr, &chan);
-		KUNIT_EXPECT_EQ_MSG(test, ret, g->ret, "case: %s", g->what);
+		KUNIT_EXPECT_EQ_MSG(test, ret, want, "case: %s", g->what);
 		if (!ret) {
 			KUNIT_EXPECT_GT_MSG(test, lrb_port_live_allocs(), before,
 					    "case: %s", g->what);
@@ -679,6 +716,10 @@ static void try_discard_outcomes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lrbk_write(m, cfg, chan, 4, 8), 0);
 	lrb_positions(buf, &c, &p);
 	KUNIT_EXPECT_EQ(test, p - p2, hl + 8);
+	lrbk_tick(2);
+	KUNIT_EXPECT_EQ(test, lrbk_write(m, cfg, chan, 5, 8), 0);
+	lrb_positions(buf, &c, &p2);
+	KUNIT_EXPECT_EQ(test, p2 - p, hl + 8);
 
 	/* -EBUSY: a later reservation exists, the first must be committed */
 	lrbk_tick(1);
@@ -726,7 +767,7 @@ static void try_discard_outcomes(struct kunit *test)
 	lrbk_drain_init(&d, test, chan, buf, m);
 	lrbk_check_packet(&d, &sb);
 	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
-	KUNIT_EXPECT_EQ(test, d.records, 7UL);
+	KUNIT_EXPECT_EQ(test, d.records, 8UL);
 	KUNIT_EXPECT_EQ(test, m->next, m->n);
 	lrbk_check_lost(test, buf, 0, 0, 0);
 	lrb_reader_close(buf);
@@ -1211,6 +1252,381 @@ static void percpu_mapping(struct kunit *test)
 	lrb_reader_close(lrb_channel_buf(gchan, 0));
 }
 
+/*
+ * A record whose payload ends 1 to 3 bytes before its packet's end closes
+ * the packet: the content ends with the payload, the next record starts in
+ * the next packet, and the write position says so.
+ */
+static void unaligned_packet_end(struct kunit *test)
+{
+	unsigned long c, p, short_by;
+	struct lrb_subbuf sb;
+
+	for (short_by = 0; short_by < LRB_RECORD_ALIGN; short_by++) {
+		struct lrbk_model *m = lrbk_model_new(test, 4, false);
+		struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgc, SB4K, 4);
+		struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+		struct lrbk_drain d;
+
+		KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+		lrbk_drain_init(&d, test, chan, buf, m);
+		lrbk_set_clock(100);
+		/* packet header 64, record header 4 */
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, 1,
+						 SB4K - 64 - 4 - short_by), 0);
+		lrb_positions(buf, &c, &p);
+		KUNIT_EXPECT_EQ_MSG(test, p, SB4K, "short by %lu", short_by);
+		/* nothing left to flush */
+		lrb_buf_flush(buf);
+		lrb_positions(buf, &c, &p);
+		KUNIT_EXPECT_EQ(test, p, SB4K);
+		KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+		KUNIT_EXPECT_EQ(test, sb.content_size, SB4K - short_by);
+		KUNIT_EXPECT_EQ(test, sb.packet_size, SB4K);
+		lrbk_check_packet(&d, &sb);
+		KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+		KUNIT_EXPECT_EQ(test, lrb_get_next_subbuf(buf, &sb), -EAGAIN);
+		/* the next record opens the next packet */
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, 1, 5), 0);
+		lrb_buf_flush(buf);
+		KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+		KUNIT_EXPECT_EQ(test, sb.pos, SB4K);
+		KUNIT_EXPECT_EQ(test, sb.content_size, 64UL + 4 + 5);
+		lrbk_check_packet(&d, &sb);
+		KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+		lrb_positions(buf, &c, &p);
+		KUNIT_EXPECT_EQ(test, c, 2 * SB4K);
+		KUNIT_EXPECT_EQ(test, p, 2 * SB4K);
+		KUNIT_EXPECT_EQ(test, d.records, 2UL);
+		KUNIT_EXPECT_EQ(test, m->next, m->n);
+		lrb_reader_close(buf);
+		lrbk_chan_destroy(test, chan);
+	}
+}
+
+/* on_packet of flush_final: the end of the last packet read. */
+static void note_packet_end(struct lrbk_drain *d, const struct lrb_subbuf *sb,
+			    const u8 *data)
+{
+	struct lrb_packet_header h;
+
+	memcpy(&h, data, sizeof(h));
+	d->user = h.timestamp_end;
+}
+
+/*
+ * Records lost while the ring was full are in no packet header until
+ * lrb_buf_flush_final() closes an empty packet carrying the count, at the
+ * time given; every record written is read or counted lost.
+ */
+static void flush_final(struct kunit *test)
+{
+	/* the ring holds 2 * SB4K / 20 records of 16 bytes at most */
+	struct lrbk_model *m = lrbk_model_new(test, 2 * SB4K / 20, false);
+	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgc, SB4K, 2);
+	struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+	struct lrb_packet_header h;
+	struct lrbk_drain d;
+	struct lrb_subbuf sb;
+	unsigned long lost, c, p, i;
+	u64 final;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+	lrbk_drain_init(&d, test, chan, buf, m);
+	d.on_packet = note_packet_end;
+	lrbk_set_clock(10);
+	/* a switch timer closes packets now and then: none may be open */
+	for (i = 0; lrb_buf_lost(buf) < 100 && i < SB4K; i++) {
+		lrbk_tick(1);
+		ret = lrbk_write(m, &cfg_dgc, chan, 1, 16);
+		KUNIT_EXPECT_TRUE(test, ret == 0 || ret == -ENOBUFS);
+		if (i % 100 == 99)
+			lrb_buf_flush(buf);
+	}
+	lost = lrb_buf_lost(buf);
+	KUNIT_EXPECT_EQ(test, lost, 100UL);
+	KUNIT_EXPECT_EQ(test, lost, m->failed);
+	lrbk_drain_all(&d);
+	KUNIT_EXPECT_EQ(test, d.records + lost, m->attempts);
+	KUNIT_EXPECT_EQ(test, m->next, m->n);
+	KUNIT_EXPECT_LT(test, d.last_discarded, (u64)lost);
+
+	/* the time given, not the clock's */
+	lrbk_tick(100);
+	final = d.user + 5;
+	lrb_buf_flush_final(buf, final);
+	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+	KUNIT_EXPECT_EQ(test, sb.content_size, LRB_PACKET_HEADER_SIZE);
+	lrbk_check_packet(&d, &sb);
+	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, &h, sizeof(h)), 0);
+	KUNIT_EXPECT_EQ(test, h.events_discarded, (u64)lost);
+	KUNIT_EXPECT_EQ(test, h.timestamp_begin, final);
+	KUNIT_EXPECT_EQ(test, h.timestamp_end, h.timestamp_begin);
+	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+	KUNIT_EXPECT_EQ(test, lrb_get_next_subbuf(buf, &sb), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, d.gaps, 0ULL);
+	lrb_positions(buf, &c, &p);
+	KUNIT_EXPECT_EQ(test, c, p);
+	lrb_reader_close(buf);
+}
+
+/*
+ * lrb_buf_flush_local(), as a pinned timer or a CPU hotplug callback calls
+ * it (on the buffer's CPU, preemption disabled): like lrb_buf_flush(), it
+ * closes the packet being filled at the time of the flush, and closes
+ * nothing when no record is there.
+ */
+static void flush_local(struct kunit *test)
+{
+	const struct lrb_config *cfg = test->param_value;
+	struct lrbk_model *m = lrbk_model_new(test, 8, false);
+	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB4K, 4);
+	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
+	unsigned long hl = cfg->header == LRB_HEADER_COMPACT ? 4 : 8;
+	struct lrb_packet_header h;
+	struct lrbk_drain d;
+	struct lrb_subbuf sb;
+	unsigned long c, p;
+
+	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+	lrbk_drain_init(&d, test, chan, buf, m);
+	preempt_disable();
+	lrb_buf_flush_local(buf);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, lrb_get_next_subbuf(buf, &sb), -EAGAIN);
+
+	lrbk_set_clock(300);
+	KUNIT_EXPECT_EQ(test, lrbk_write(m, cfg, chan, 3, 10), 0);
+	KUNIT_EXPECT_FALSE(test, lrb_buf_readable(buf));
+	lrbk_set_clock(340);
+	preempt_disable();
+	lrb_buf_flush_local(buf);
+	preempt_enable();
+	KUNIT_EXPECT_TRUE(test, lrb_buf_readable(buf));
+	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+	KUNIT_EXPECT_EQ(test, sb.content_size, 64 + hl + 10);
+	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, &h, sizeof(h)), 0);
+	KUNIT_EXPECT_EQ(test, h.timestamp_begin, 300ULL);
+	KUNIT_EXPECT_EQ(test, h.timestamp_end, 340ULL);
+	lrbk_check_packet(&d, &sb);
+	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+	lrb_positions(buf, &c, &p);
+	KUNIT_EXPECT_EQ(test, c, SB4K);
+	KUNIT_EXPECT_EQ(test, p, SB4K);
+
+	/* again: the packet is already closed, nothing more to read */
+	preempt_disable();
+	lrb_buf_flush_local(buf);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, lrb_get_next_subbuf(buf, &sb), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, d.records, 1UL);
+	KUNIT_EXPECT_EQ(test, m->next, m->n);
+	lrb_reader_close(buf);
+}
+
+/*
+ * lrb_buf_complete(), the watermark count: the complete sub-buffers from
+ * the read position, never more than asked for nor than the ring holds.
+ */
+static void complete_count(struct kunit *test)
+{
+	const struct lrb_config *cfg = test->param_value;
+	bool overwrite = cfg->mode == LRB_MODE_OVERWRITE;
+	struct lrbk_model *m = lrbk_model_new(test, 1024, overwrite);
+	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB4K, 4);
+	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
+	unsigned long per, slot, i;
+	struct lrbk_drain d;
+
+	slot = lrb_slot_len(cfg->header == LRB_HEADER_COMPACT ?
+			    LRB_COMPACT_HEADER_SIZE : LRB_LARGE_HEADER_SIZE, 100);
+	per = (SB4K - LRB_PACKET_HEADER_SIZE) / slot;
+	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+	lrbk_drain_init(&d, test, chan, buf, m);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 10), 0UL);
+	lrbk_set_clock(50);
+	/* three packets full, a record in the fourth */
+	for (i = 0; i < 3 * per + 1; i++)
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, cfg, chan, 1, 100), 0);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 10), 3UL);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 2), 2UL);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 0), 0UL);
+	KUNIT_EXPECT_EQ(test, lrbk_drain_one(&d), 0);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 10), 2UL);
+	lrb_buf_flush(buf);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 10), 3UL);
+	/* the ring full: never more than num_subbuf */
+	for (i = 0; i < 2 * per; i++)
+		lrbk_write(m, cfg, chan, 1, 100);
+	lrb_buf_flush(buf);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 100), 4UL);
+	lrbk_drain_all(&d);
+	KUNIT_EXPECT_EQ(test, lrb_buf_complete(buf, 10), 0UL);
+	KUNIT_EXPECT_EQ(test, m->next, m->n);
+	/* discard: written = read + lost; overwrite: nothing dropped */
+	if (overwrite)
+		KUNIT_EXPECT_EQ(test, m->n, m->attempts);
+	else
+		KUNIT_EXPECT_EQ(test, d.records + lrb_buf_lost(buf),
+				m->attempts);
+	lrb_reader_close(buf);
+}
+
+/*
+ * lrb_subbuf_steal_page(): the page of a consumed, held sub-buffer is the
+ * caller's with the bytes it held, a zeroed page takes its place in the
+ * ring (which then goes on intact), and nothing else can be taken: a page
+ * past the sub-buffer, one of a snapshot or of a released sub-buffer, or
+ * one when no page can be allocated.
+ */
+static void steal_page(struct kunit *test)
+{
+	/* 4 pages a sub-buffer whatever the page size; 124 bytes a record */
+	const unsigned long pages = 4, size = pages * PAGE_SIZE;
+	const int more = 2 * 4 * size / 124;
+	struct lrbk_model *m = lrbk_model_new(test, 100 + more, false);
+	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dcc, size, 4);
+	struct lrb_buf *buf = lrbk_my_buf(&cfg_dcc, chan);
+	u8 *data, *copy;
+	struct lrbk_drain d;
+	struct lrb_subbuf sb;
+	long allocs;
+	void *page;
+	int i;
+
+	data = kunit_kzalloc(test, size, GFP_KERNEL);
+	copy = kunit_kzalloc(test, size, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, data && copy);
+	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+	lrbk_drain_init(&d, test, chan, buf, m);
+	lrbk_set_clock(20);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 2, 120), 0);
+	lrb_buf_flush(buf);
+
+	/* a snapshot is not the reader's to rob */
+	KUNIT_ASSERT_EQ(test, lrb_get_subbuf(buf, 0, &sb), 0);
+	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, 0));
+	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+
+	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+	lrbk_check_packet(&d, &sb);
+	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, data, size), 0);
+	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, pages));
+	allocs = lrb_port_live_allocs();
+	lrb_port_fail_alloc_after(0);
+	page = lrb_subbuf_steal_page(buf, &sb, 1);
+	lrb_port_fail_alloc_after(-1);
+	KUNIT_EXPECT_NULL(test, page);
+	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), allocs);
+
+	page = lrb_subbuf_steal_page(buf, &sb, 1);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	/* the ring owns as many pages as before; the stolen one is ours */
+	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), allocs);
+	KUNIT_EXPECT_EQ(test, memcmp(page, data + PAGE_SIZE, PAGE_SIZE), 0);
+	memset(copy, 0x5a, size);
+	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, copy, size), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(copy, data, PAGE_SIZE), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(copy + PAGE_SIZE, 0, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, memcmp(copy + 2 * PAGE_SIZE, data + 2 * PAGE_SIZE,
+				     size - 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, 0));
+	free_page((unsigned long)page);
+
+	/* the new page is in the ring: writers go round it twice, all read */
+	lrbk_drain_all(&d);
+	for (i = 0; i < more; i++) {
+		lrbk_tick(1);
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 3, 120), 0);
+		if (i % 50 == 49)
+			lrbk_drain_all(&d);
+	}
+	lrb_buf_flush(buf);
+	lrbk_drain_all(&d);
+	KUNIT_EXPECT_EQ(test, d.records, 100UL + more);
+	KUNIT_EXPECT_EQ(test, m->next, m->n);
+	lrbk_check_lost(test, buf, 0, 0, 0);
+	lrb_reader_close(buf);
+}
+
+static bool has(const char *text, const char *what)
+{
+	return strstr(text, what);
+}
+
+/*
+ * lrb_metadata_format(): the CTF metadata of a channel, as snprintf()
+ * returns it (the full length, whatever fits, NUL-terminated), with the
+ * clock, stream id, record header of the layout, the build's byte order
+ * and the client's events at the end (unit_ctf reads it with babeltrace2).
+ */
+static void metadata_format(struct kunit *test)
+{
+	static const char events[] = "event {\n\tname = \"x\";\n};\n";
+	struct lrb_metadata_attr attr = {
+		.clock_freq = 1000000000,
+		.clock_offset_s = -5,
+		.clock_offset = 77,
+		.events = events,
+	};
+	struct lrb_chan *cc = lrbk_chan_new(test, &cfg_dgc, SB4K, 2);
+	struct lrb_chan *lc = lrbk_chan_new(test, &cfg_dgl, SB4K, 2);
+	const bool le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	char *text, small[10];
+	int len, llen;
+
+	len = lrb_metadata_format(cc, &attr, NULL, 0);
+	KUNIT_ASSERT_GT(test, len, 0);
+	text = kunit_kzalloc(test, len + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	KUNIT_EXPECT_EQ(test, lrb_metadata_format(cc, &attr, text, len + 1),
+			len);
+	KUNIT_EXPECT_EQ(test, strlen(text), (size_t)len);
+	KUNIT_EXPECT_EQ(test, lrb_metadata_format(cc, &attr, small,
+						  sizeof(small)), len);
+	KUNIT_EXPECT_EQ(test, strlen(small), sizeof(small) - 1);
+	KUNIT_EXPECT_EQ(test, memcmp(small, text, sizeof(small) - 1), 0);
+	KUNIT_EXPECT_EQ(test, strncmp(text, "/* CTF 1.8 */", 13), 0);
+	KUNIT_EXPECT_TRUE(test, has(text, le ? "byte_order = le;" :
+					   "byte_order = be;"));
+	KUNIT_EXPECT_TRUE(test, has(text, "\tfreq = 1000000000;\n"));
+	KUNIT_EXPECT_TRUE(test, has(text, "\toffset_s = -5;\n"));
+	KUNIT_EXPECT_TRUE(test, has(text, "\toffset = 77;\n"));
+	KUNIT_EXPECT_TRUE(test, has(text, "stream {\n\tid = 7;\n"));
+	KUNIT_EXPECT_TRUE(test, has(text, "uint64_t events_discarded;"));
+	/* compact, 27 timestamp bits: 5 id bits, 31 says extended */
+	KUNIT_EXPECT_TRUE(test, has(text, "size = 27; align = 1;"));
+	KUNIT_EXPECT_TRUE(test, has(text, "integer { size = 5; align = 8;"));
+	KUNIT_EXPECT_TRUE(test, has(text, "compact = 0 ... 30,"));
+	KUNIT_EXPECT_TRUE(test, has(text, "extended = 31,"));
+	KUNIT_EXPECT_EQ(test, strcmp(text + len - strlen(events), events), 0);
+
+	llen = lrb_metadata_format(lc, &attr, NULL, 0);
+	KUNIT_ASSERT_GT(test, llen, 0);
+	text = kunit_kzalloc(test, llen + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	KUNIT_EXPECT_EQ(test, lrb_metadata_format(lc, &attr, text, llen + 1),
+			llen);
+	KUNIT_EXPECT_TRUE(test, has(text, "size = 32; align = 8;"));
+	KUNIT_EXPECT_TRUE(test, has(text, "integer { size = 32; align = 8;"));
+	KUNIT_EXPECT_TRUE(test, has(text, "compact = 0 ... 4294967294,"));
+	KUNIT_EXPECT_TRUE(test, has(text, "extended = 4294967295,"));
+
+	/* no events: the text ends with the stream */
+	attr.events = NULL;
+	KUNIT_EXPECT_EQ(test, lrb_metadata_format(lc, &attr, NULL, 0),
+			llen - (int)strlen(events));
+}
+
+#ifdef __KERNEL__
+/*
+ * The kernel port's wakeup (a wait queue and an irq_work); the user
+ * port's, lrb_wait_readable() on a futex, is tested in
+ * tests/user/unit_api.c.
+ */
 struct waiter {
 	struct lrb_buf *buf;
 	struct completion started;
@@ -1268,6 +1684,7 @@ static void writer_wakeup(struct kunit *test)
 	kthread_stop(t);
 	put_task_struct(t);
 }
+#endif
 
 static int lrb_api_init(struct kunit *test)
 {
@@ -1292,7 +1709,15 @@ static struct kunit_case lrb_api_cases[] = {
 	KUNIT_CASE(snapshot_discard),
 	KUNIT_CASE(packet_callbacks),
 	KUNIT_CASE(percpu_mapping),
+	KUNIT_CASE(unaligned_packet_end),
+	KUNIT_CASE(flush_final),
+	KUNIT_CASE_PARAM(flush_local, variants_gen_params),
+	KUNIT_CASE_PARAM(complete_count, variants_gen_params),
+	KUNIT_CASE(steal_page),
+	KUNIT_CASE(metadata_format),
+#ifdef __KERNEL__
 	KUNIT_CASE(writer_wakeup),
+#endif
 	{}
 };
 

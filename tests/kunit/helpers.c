@@ -114,7 +114,7 @@ int lrbk_write_chunked(struct lrbk_model *m, const struct lrb_config *cfg,
 		       struct lrb_chan *chan, u32 id, u32 len, u32 chunk)
 {
 	u32 seq = m->seq++, off, n;
-	unsigned long wrote;
+	unsigned long wrote, hl;
 	struct lrb_ctx ctx;
 	int ret;
 
@@ -125,14 +125,21 @@ int lrbk_write_chunked(struct lrbk_model *m, const struct lrb_config *cfg,
 		m->failed++;
 		return ret;
 	}
+	KUNIT_EXPECT_EQ(m->test, ctx.len, len);
+	KUNIT_EXPECT_EQ(m->test, ctx.id, id);
 	for (off = 0; off < len; off += n) {
 		n = min(len - off, chunk);
 		lrb_write(&ctx, m->payload + off, n);
 	}
 	wrote = ctx.pos - ctx.begin;
+	hl = ctx.end - ctx.begin - len;
 	lrb_commit(cfg, &ctx);
 	/* the cursor moved by the header and the payload, to the end */
 	KUNIT_EXPECT_EQ(m->test, wrote, (unsigned long)(ctx.end - ctx.begin));
+	KUNIT_EXPECT_TRUE_MSG(m->test, hl == LRB_COMPACT_HEADER_SIZE ||
+			      hl == LRB_LARGE_HEADER_SIZE ||
+			      hl == LRB_EXTENDED_HEADER_SIZE,
+			      "record header of %lu bytes", hl);
 	lrbk_model_add(m, id, len, seq, ctx.tsc);
 	return 0;
 }

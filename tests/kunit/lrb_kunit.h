@@ -31,6 +31,16 @@ void lrb_port_fail_alloc_after(long n);
 long lrb_port_live_allocs(void);
 
 /*
+ * A per-CPU channel needs exactly nr_cpu_ids buffers in the kernel; the
+ * user port takes any number (a CPU writes buffer cpu % nr_bufs).
+ */
+#ifdef __KERNEL__
+#define LRBK_EXACT_NR_CPUS true
+#else
+#define LRBK_EXACT_NR_CPUS false
+#endif
+
+/*
  * Sizes named as on 4 KiB pages. A sub-buffer is at least a page, so with
  * larger pages (arm64's 64 KiB) the sub-buffers, and the records that
  * fill them, are LRBK_SCALE times larger: each packet still takes as many

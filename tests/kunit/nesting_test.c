@@ -21,11 +21,13 @@
  */
 #define LRB_TEST_HOOKS
 
+#include <linux/sort.h>
+#ifdef __KERNEL__
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
-#include <linux/sort.h>
+#endif
 
 #include "lrb_kunit.h"
 
@@ -558,8 +560,9 @@ static void late_delivery(struct kunit *test)
 
 KUNIT_ARRAY_PARAM(variants, lrbk_variants, lrbk_variant_desc);
 
+#ifdef __KERNEL__
 /* ------------------------------------------------------------------ */
-/* Real interrupts.                                                   */
+/* Real interrupts (the user-space build's are signals: tests/user/stress.c). */
 
 enum irq_source {
 	SRC_HARDIRQ_TIMER,
@@ -760,6 +763,7 @@ static void irq_nesting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e.d.records, (unsigned long)k + 1 + w->nr);
 	KUNIT_EXPECT_EQ(test, e.d.packets, ip->sw ? 2UL : 1UL);
 }
+#endif
 
 static int lrb_nesting_init(struct kunit *test)
 {
@@ -774,7 +778,9 @@ static void lrb_nesting_exit(struct kunit *test)
 }
 
 static struct kunit_case lrb_nesting_cases[] = {
+#ifdef __KERNEL__
 	KUNIT_CASE_PARAM(irq_nesting, irq_params_gen_params),
+#endif
 	KUNIT_CASE_PARAM(hook_nested_records, point_params_gen_params),
 	KUNIT_CASE_PARAM(hook_nested_switch, point_params_gen_params),
 	KUNIT_CASE_PARAM(hook_nesting_limit, point_params_gen_params),

@@ -45,6 +45,7 @@
 #include <linux/wait.h>
 
 #include "lrb_kunit.h"
+#include "../common/stress.h"
 
 static unsigned int stress_ms = 2000;
 module_param(stress_ms, uint, 0444);
@@ -65,8 +66,6 @@ MODULE_PARM_DESC(stress_ms, "duration of each stress variant, in ms");
 
 /* Writer contexts. */
 enum { CTX_TASK, CTX_SOFTIRQ, CTX_HARDIRQ, NR_CTX };
-
-enum { E_NOBUFS, E_AGAIN, E_MSGSIZE, E_BUSY, E_OTHER, NR_ERR };
 
 static const char * const ctx_names[] = { "task", "softirq", "hardirq" };
 
@@ -111,6 +110,7 @@ struct st_head {
  * @big: oversized records tried
  * @big_ok: oversized records accepted (a bug)
  * @nested: interrupt writers that found a writer inside a record
+ * @ran: it has written (the only field read while it runs, by st_start())
  */
 struct st_stats {
 	u64 rng;
@@ -124,6 +124,7 @@ struct st_stats {
 	u64 big;
 	u64 big_ok;
 	u64 nested;
+	int ran;
 };
 
 struct st_run;
@@ -243,73 +244,9 @@ struct st_run {
 	u64 pauses;
 };
 
-static inline u64 st_rng(u64 *s)
-{
-	u64 x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
-static inline u64 st_mix(u64 x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-static inline u64 st_key(u32 cpu, u32 ctx, u64 seq)
-{
-	return st_mix(seq ^ (u64)cpu << 40 ^ (u64)ctx << 56 ^
-		      0x2545f4914f6cdd1dULL);
-}
-
-static inline u32 st_body_len(u64 key)
-{
-	/* 32-bit modulos: 32-bit kernels have no 64-bit division */
-	return (u32)key % (ST_BODY_MAX + 1);
-}
-
-static inline u8 st_pattern(u64 key, u32 i)
-{
-	return (u8)(key >> ((i & 7) * 8)) + (u8)i;
-}
-
 static inline u32 st_id(u32 cpu, u32 ctx, u64 seq)
 {
 	return ((u32)seq + cpu * 3 + ctx) % ST_NR_IDS;
-}
-
-static inline u32 st_fnv(u32 h, const void *p, size_t len)
-{
-	const u8 *c = p;
-
-	while (len--)
-		h = (h ^ *c++) * 16777619U;
-	return h;
-}
-
-#define ST_FNV_BASIS 2166136261U
-
-static int st_err(int err)
-{
-	switch (err) {
-	case -ENOBUFS:
-		return E_NOBUFS;
-	case -EAGAIN:
-		return E_AGAIN;
-	case -EMSGSIZE:
-		return E_MSGSIZE;
-	case -EBUSY:
-		return E_BUSY;
-	}
-	return E_OTHER;
 }
 
 /* The buffer CPU @cpu writes. */
@@ -327,18 +264,21 @@ static __always_inline void st_write_one(const struct lrb_config *cfg,
 					 struct st_cpu *c, int cx)
 {
 	struct st_stats *st = &c->st[cx];
-	u64 seq = st->next_seq, key = st_key(c->cpu, cx, seq);
-	u32 blen = st_body_len(key), csum, i, half;
+	u64 seq = st->next_seq, key = stress_key(c->cpu, cx, seq);
+	u32 blen = stress_body_len(key, ST_BODY_MAX), csum, i, half;
 	u8 body[ST_BODY_MAX];
 	struct lrb_ctx ctx;
 	struct st_head h;
 	int ret;
 
-	st->attempted++;
+	if (unlikely(!st->attempted++)) {
+		/* the first write; pairs with st_ran() */
+		smp_store_release(&st->ran, 1);
+	}
 	ret = lrb_reserve(cfg, c->run->chan, &ctx, st_id(c->cpu, cx, seq),
 			  ST_MIN_LEN + blen);
 	if (ret) {
-		st->fail[st_err(ret)]++;
+		st->fail[stress_err(ret)]++;
 		return;
 	}
 	h.len = ST_MIN_LEN + blen;
@@ -353,13 +293,13 @@ static __always_inline void st_write_one(const struct lrb_config *cfg,
 		st->bad_buf++;
 	lrb_write(&ctx, &h, sizeof(h));
 	for (i = 0; i < blen; i++)
-		body[i] = st_pattern(key, i);
-	csum = st_fnv(st_fnv(ST_FNV_BASIS, &h, sizeof(h)), body, blen);
+		body[i] = stress_pattern(key, i);
+	csum = stress_fnv(stress_fnv(STRESS_FNV_BASIS, &h, sizeof(h)), body, blen);
 	half = blen / 2;
 	lrb_write(&ctx, body, half);
 	lrb_write(&ctx, body + half, blen - half);
 	lrb_write(&ctx, &csum, sizeof(csum));
-	if ((u32)st_rng(&st->rng) % ST_TRY_DISCARD_RATE == 0) {
+	if ((u32)stress_rng(&st->rng) % ST_TRY_DISCARD_RATE == 0) {
 		if (!lrb_try_discard(cfg, &ctx)) {
 			/* never written: not an attempt, seq not used */
 			st->attempted--;
@@ -395,7 +335,7 @@ static __always_inline void st_write_big(const struct lrb_config *cfg,
 		st->ok++;
 		return;
 	}
-	st->fail[st_err(ret)]++;
+	st->fail[stress_err(ret)]++;
 }
 
 /* One clock for all CPUs of a global buffer, strictly increasing. */
@@ -457,7 +397,7 @@ static void st_irq_write(struct st_cpu *c, int cx)
 
 	if (this_cpu_read(lrb_nesting))
 		st->nested++;
-	n = 1 + (u32)st_rng(&st->rng) % 3;
+	n = 1 + (u32)stress_rng(&st->rng) % 3;
 	for (i = 0; i < n; i++)
 		c->run->v->write(c, cx);
 }
@@ -509,7 +449,7 @@ static int st_writer_fn(void *arg)
 		 */
 		if (c->st[CTX_TASK].fail[E_NOBUFS] != full &&
 		    hrtimer_resolution < NSEC_PER_MSEC &&
-		    st_rng(&c->st[CTX_TASK].rng) % 16 == 0)
+		    stress_rng(&c->st[CTX_TASK].rng) % 16 == 0)
 			usleep_range(10, 50);
 		cond_resched();
 	}
@@ -572,21 +512,21 @@ static void st_verify_record(struct st_run *run, struct st_rbuf *r,
 		       (u64)h.magic << 16 | h.len, (u64)h.cpu << 16 | h.ctx);
 		return;
 	}
-	key = st_key(h.cpu, h.ctx, h.seq);
-	blen = st_body_len(key);
+	key = stress_key(h.cpu, h.ctx, h.seq);
+	blen = stress_body_len(key, ST_BODY_MAX);
 	if (h.len != ST_MIN_LEN + blen) {
 		st_bad(run, r, sb, off, "length does not match seq", h.len,
 		       ST_MIN_LEN + blen);
 		return;
 	}
 	for (i = 0; i < blen; i++) {
-		if (rec->payload[sizeof(h) + i] != st_pattern(key, i)) {
+		if (rec->payload[sizeof(h) + i] != stress_pattern(key, i)) {
 			st_bad(run, r, sb, off, "bad body byte", i, blen);
 			return;
 		}
 	}
 	memcpy(&csum, rec->payload + sizeof(h) + blen, sizeof(csum));
-	if (csum != st_fnv(ST_FNV_BASIS, rec->payload, sizeof(h) + blen))
+	if (csum != stress_fnv(STRESS_FNV_BASIS, rec->payload, sizeof(h) + blen))
 		st_bad(run, r, sb, off, "bad checksum", csum, 0);
 	if (h.buf != r->b || h.pad)
 		st_bad(run, r, sb, off, "record of another buffer", h.buf,
@@ -739,7 +679,7 @@ static void st_hold(struct st_run *run, struct st_rbuf *r,
 	u64 t0 = ktime_get_ns();
 
 	target = sb->pos + lrb_buf_size(run->chan) +
-		 st_rng(&run->rng) % ST_SUBBUF;
+		 stress_rng(&run->rng) % ST_SUBBUF;
 	if (!run->overwrite)
 		lost0 = st_lost_full(r->buf);
 	run->holds++;
@@ -833,7 +773,7 @@ static int st_reader_fn(void *arg)
 			if (!sb.consuming)
 				st_bad(run, r, &sb, 0, "not consuming", 0, 0);
 			st_verify_packet(run, r, &sb, true);
-			if (!final && st_rng(&run->rng) % 8 == 0)
+			if (!final && stress_rng(&run->rng) % 8 == 0)
 				st_hold(run, r, &sb);
 			if (lrb_put_subbuf(r->buf, &sb))
 				st_bad(run, r, &sb, 0, "lrb_put_subbuf failed",
@@ -848,7 +788,7 @@ static int st_reader_fn(void *arg)
 		if (now >= next_pause) {
 			/* let the buffers fill */
 			run->pauses++;
-			msleep(10 + (u32)st_rng(&run->rng) % 20);
+			msleep(10 + (u32)stress_rng(&run->rng) % 20);
 			next_pause = ktime_get_ns() + 100 * NSEC_PER_MSEC;
 		}
 		if (run->overwrite && now >= next_snap) {
@@ -915,7 +855,7 @@ static struct st_run *st_setup(struct kunit *test, const struct st_variant *v)
 		c->run = run;
 		c->cpu = cpu;
 		for (x = 0; x < NR_CTX; x++)
-			c->st[x].rng = st_mix(cpu * 131 + x + 1) | 1;
+			c->st[x].rng = stress_mix(cpu * 131 + x + 1) | 1;
 		hrtimer_init(&c->hard, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		c->hard.function = st_hard_fn;
@@ -924,6 +864,13 @@ static struct st_run *st_setup(struct kunit *test, const struct st_variant *v)
 		c->soft.function = st_soft_fn;
 	}
 	return run;
+}
+
+/* Has context @cx of @c written? */
+static bool st_ran(struct st_cpu *c, int cx)
+{
+	/* pairs with the release in st_write_one() */
+	return smp_load_acquire(&c->st[cx].ran);
 }
 
 /* Start the reader and a writer per online CPU; wait until all run. */
@@ -966,9 +913,8 @@ static void st_start(struct kunit *test, struct st_run *run)
 				continue;
 			/* pairs with the release in st_writer_fn() */
 			if (!smp_load_acquire(&c->started) ||
-			    !READ_ONCE(c->st[CTX_TASK].attempted) ||
-			    !READ_ONCE(c->st[CTX_SOFTIRQ].attempted) ||
-			    !READ_ONCE(c->st[CTX_HARDIRQ].attempted))
+			    !st_ran(c, CTX_TASK) || !st_ran(c, CTX_SOFTIRQ) ||
+			    !st_ran(c, CTX_HARDIRQ))
 				all = false;
 		}
 	} while (!all && ktime_get_ns() < deadline);

@@ -53,6 +53,8 @@
 #include <lrb/lrb.h>
 #include <lrb/decode.h>
 
+#include "../common/stress.h"
+
 #define SUBBUF_SIZE 16384UL
 #define NUM_SUBBUF_DISCARD 8UL
 #define NUM_SUBBUF_OVERWRITE 4UL
@@ -115,7 +117,6 @@ struct rec_head {
 #define REC_MIN_LEN (sizeof(struct rec_head) + sizeof(u32))
 #define REC_MAX_LEN (REC_MIN_LEN + BODY_MAX)
 
-enum { E_NOBUFS, E_AGAIN, E_MSGSIZE, E_BUSY, E_OTHER, NR_ERR };
 
 /* The errors before E_OTHER, and the loss counter each one goes to. */
 static const char *const err_lost[E_OTHER][2] = {
@@ -299,72 +300,9 @@ static void sleep_ns(u64 ns)
 		;
 }
 
-static inline u64 rng_next(u64 *s)
-{
-	u64 x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
-static inline u64 mix64(u64 x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-/* Everything about a record but its position follows from these. */
-static inline u64 rec_key(u32 t, u32 ctx, u64 seq)
-{
-	return mix64(seq ^ (u64)t << 40 ^ (u64)ctx << 56 ^ 0x2545f4914f6cdd1dULL);
-}
-
-static inline u32 rec_body_len(u64 key)
-{
-	return key % (BODY_MAX + 1);
-}
-
-static inline u8 rec_pattern(u64 key, u32 i)
-{
-	return (u8)(key >> ((i & 7) * 8)) + (u8)i;
-}
-
 static inline u32 rec_id(u32 t, u64 seq)
 {
 	return (u32)((seq + t) % NR_IDS);
-}
-
-static inline u32 fnv1a(u32 h, const void *p, size_t len)
-{
-	const u8 *c = p;
-
-	while (len--)
-		h = (h ^ *c++) * 16777619U;
-	return h;
-}
-
-#define FNV_BASIS 2166136261U
-
-static int err_index(int err)
-{
-	switch (err) {
-	case -ENOBUFS:
-		return E_NOBUFS;
-	case -EAGAIN:
-		return E_AGAIN;
-	case -EMSGSIZE:
-		return E_MSGSIZE;
-	case -EBUSY:
-		return E_BUSY;
-	}
-	return E_OTHER;
 }
 
 static void set_affinity_one(int cpu)
@@ -390,7 +328,7 @@ static void hop(struct writer *w)
 	if (nr_allowed < 2)
 		return;
 	for (i = 0; i < 8; i++) {
-		target = cpus[rng_next(&w->st[0].rng) % nr_allowed];
+		target = cpus[stress_rng(&w->st[0].rng) % nr_allowed];
 		if (target != cur)
 			break;
 	}
@@ -404,7 +342,7 @@ static void hop(struct writer *w)
 static void count_fail(struct ctx_stats *st, const struct lrb_ctx *ctx,
 		       int ret)
 {
-	int k = err_index(ret);
+	int k = stress_err(ret);
 
 	st->fail[k]++;
 	if (ctx->buf)
@@ -424,8 +362,8 @@ static __always_inline void write_one(const struct lrb_config *cfg,
 	struct lrb_ctx ctx;
 	struct rec_head h;
 	u8 body[BODY_MAX];
-	u64 seq = st->next_seq, key = rec_key(w->t, d, seq);
-	u32 blen = rec_body_len(key), csum, i, half;
+	u64 seq = st->next_seq, key = stress_key(w->t, d, seq);
+	u32 blen = stress_body_len(key, BODY_MAX), csum, i, half;
 	unsigned int cpu;
 	int ret;
 
@@ -462,14 +400,14 @@ static __always_inline void write_one(const struct lrb_config *cfg,
 	}
 
 	for (i = 0; i < blen; i++)
-		body[i] = rec_pattern(key, i);
-	csum = fnv1a(fnv1a(FNV_BASIS, &h, sizeof(h)), body, blen);
+		body[i] = stress_pattern(key, i);
+	csum = stress_fnv(stress_fnv(STRESS_FNV_BASIS, &h, sizeof(h)), body, blen);
 	half = blen / 2;
 	lrb_write(&ctx, body, half);
 	lrb_write(&ctx, body + half, blen - half);
 	lrb_write(&ctx, &csum, sizeof(csum));
 
-	if (try_discard && rng_next(&st->rng) % TRY_DISCARD_RATE == 0) {
+	if (try_discard && stress_rng(&st->rng) % TRY_DISCARD_RATE == 0) {
 		if (!lrb_try_discard(cfg, &ctx)) {
 			/* never written: not an attempt, seq not used */
 			st->attempted--;
@@ -583,14 +521,14 @@ static void on_sigusr1(int sig)
 	if (d > w->max_depth)
 		w->max_depth = d;
 	if (d < MAX_CTX) {
-		n = 1 + rng_next(&w->st[d].rng) % 3;
+		n = 1 + stress_rng(&w->st[d].rng) % 3;
 		for (i = 0; i < n; i++) {
 			int flags = 0;
 
-			if (i == 0 && rng_next(&w->st[d].rng) % 4 == 0) {
+			if (i == 0 && stress_rng(&w->st[d].rng) % 4 == 0) {
 				/* SIGUSR2 chain of 1 to 5 nested writers */
 				__atomic_store_n(&w->chain, 1 +
-						 rng_next(&w->st[d].rng) % 5,
+						 stress_rng(&w->st[d].rng) % 5,
 						 __ATOMIC_RELAXED);
 				flags = F_NEST;
 			}
@@ -781,22 +719,22 @@ static void verify_record(struct reader *r, const struct lrb_subbuf *sb,
 			   ((u64)h.thread << 32) | h.ctx);
 		return;
 	}
-	key = rec_key(h.thread, h.ctx, h.seq);
-	blen = rec_body_len(key);
+	key = stress_key(h.thread, h.ctx, h.seq);
+	blen = stress_body_len(key, BODY_MAX);
 	if (h.len != REC_MIN_LEN + blen) {
 		reader_bad(r, sb, off, "length does not match seq", h.len,
 			   REC_MIN_LEN + blen);
 		return;
 	}
 	for (i = 0; i < blen; i++) {
-		if (rec->payload[sizeof(h) + i] != rec_pattern(key, i)) {
+		if (rec->payload[sizeof(h) + i] != stress_pattern(key, i)) {
 			reader_bad(r, sb, off, "bad body pattern at byte", i,
 				   blen);
 			return;
 		}
 	}
 	memcpy(&csum, rec->payload + sizeof(h) + blen, sizeof(csum));
-	if (csum != fnv1a(FNV_BASIS, rec->payload, sizeof(h) + blen))
+	if (csum != stress_fnv(STRESS_FNV_BASIS, rec->payload, sizeof(h) + blen))
 		reader_bad(r, sb, off, "bad checksum", csum, 0);
 	if (h.buf != r->b)
 		reader_bad(r, sb, off, "record of another buffer", h.buf, r->b);
@@ -967,7 +905,7 @@ static void hold_and_recheck(struct reader *r, const struct lrb_subbuf *sb)
 	unsigned long i;
 
 	target = sb->pos + lrb_buf_size(r->run->chan) +
-		 rng_next(&r->rng) % SUBBUF_SIZE;
+		 stress_rng(&r->rng) % SUBBUF_SIZE;
 	if (!r->run->overwrite)
 		lost0 = lost_full(r->buf);
 	r->holds++;
@@ -1076,7 +1014,7 @@ static void *reader_main(void *arg)
 				reader_bad(r, &sb, 0, "not a consuming sb", 0, 0);
 			verify_packet(r, &sb, true);
 			if (!final && (run->overwrite ||
-				       rng_next(&r->rng) % 4 == 0))
+				       stress_rng(&r->rng) % 4 == 0))
 				hold_and_recheck(r, &sb);
 			lrb_put_subbuf(r->buf, &sb);
 		} else if (ret != -EAGAIN) {
@@ -1101,8 +1039,8 @@ static void *reader_main(void *arg)
 		}
 		if (ret)
 			lrb_wait_readable(r->buf, 2);
-		else if (rng_next(&r->rng) % 8 == 0)
-			sleep_ns(rng_next(&r->rng) % 2000000);
+		else if (stress_rng(&r->rng) % 8 == 0)
+			sleep_ns(stress_rng(&r->rng) % 2000000);
 	}
 	return NULL;
 }
@@ -1171,7 +1109,7 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		for (d = 0; d < MAX_CTX; d++) {
 			struct ctx_stats *st = &w->st[d];
 
-			st->rng = mix64(t * 131 + d + 1) | 1;
+			st->rng = stress_mix(t * 131 + d + 1) | 1;
 			st->last_in_buf = xcalloc(run->nbufs, sizeof(u64));
 			memset(st->last_in_buf, 0xff,
 			       run->nbufs * sizeof(u64));
@@ -1193,7 +1131,7 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		r->run = run;
 		r->b = b;
 		r->buf = lrb_channel_buf(run->chan, b);
-		r->rng = mix64(b + 1000) | 1;
+		r->rng = stress_mix(b + 1000) | 1;
 		r->copy = xcalloc(1, SUBBUF_SIZE);
 		r->copy2 = xcalloc(1, SUBBUF_SIZE);
 		r->last_seq = xcalloc(nk, sizeof(u64));
