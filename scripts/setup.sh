@@ -44,18 +44,17 @@ kunit_packages+=(busybox-static cpio)
 bench_packages=(lttng-tools liblttng-ust-dev procps)
 # The user build for arm64 and s390x (make test-cross, run under qemu-user
 # by tests/run.sh): Debian's multiarch liburcu of those architectures, and
-# the cross binutils, libc and libgcc that clang --target links with.
-# GCC's cross compilers are used when installed, but Debian 12's conflict
-# with gcc-multilib: they are installed only where gcc-multilib is not.
+# the cross libc and libgcc. The compilers are GCC's cross compilers,
+# which KUnit needs anyway (kunit_packages); Debian 12's conflict with
+# gcc-multilib, which lrb does not use (i386 kernels build with -m32, no
+# library needed). The Makefile falls back to clang --target with the
+# same binutils, libc and libgcc where they are missing.
 cross_arches=(arm64 s390x)
 cross_packages=(qemu-user-static clang
 		binutils-aarch64-linux-gnu libc6-dev-arm64-cross
 		libgcc-12-dev-arm64-cross liburcu-dev:arm64
 		binutils-s390x-linux-gnu libc6-dev-s390x-cross
 		libgcc-12-dev-s390x-cross liburcu-dev:s390x)
-if ! dpkg -s gcc-multilib >/dev/null 2>&1; then
-	cross_packages+=(gcc-aarch64-linux-gnu gcc-s390x-linux-gnu)
-fi
 
 say() { echo "lrb setup: $*" >&2; }
 
