@@ -4,7 +4,8 @@
 # UBSan, TSan), the fast path's instruction counts under callgrind
 # (tests/bench/icount), the spin model of the protocol (tests/model), the
 # kernel build of the core, the style checks, and the KUnit suites in a UML
-# kernel and in an x86_64 kernel under qemu with 4 CPUs. Every program ends
+# kernel and under qemu in x86_64 (4 CPUs) and s390 (big-endian, 2 CPUs).
+# Every program ends
 # with "N passed, M failed"; this sums them and ends the same way. Exit
 # status is non-zero if anything failed.
 #
@@ -104,6 +105,7 @@ run "style (checkpatch, sparse)" tests/style.sh
 if [ "${LRB_KUNIT:-1}" != 0 ]; then
 	run --live "kunit uml" scripts/kunit.sh --arch uml
 	run --live "kunit x86_64 smp4" scripts/kunit.sh --arch x86_64
+	run --live "kunit s390 big-endian smp2" scripts/kunit.sh --arch s390
 else
 	printf '%-34s %s\n' "kunit" "not run (LRB_KUNIT=0)"
 fi
