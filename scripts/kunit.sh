@@ -85,7 +85,7 @@ done
 # karch: kunit.py's --arch (a qemu_configs/ name); cpus: qemu's -smp, which
 # the console must show brought up; cross: the CROSS_COMPILE prefix and its
 # Debian package; qemu: the emulator and its package.
-cpus= cross= cross_pkg= qemu= qemu_pkg=
+cpus='' cross='' cross_pkg='' qemu='' qemu_pkg=''
 case $arch in
 uml | um) arch=uml karch=um ;;
 x86_64 | x86) arch=x86_64 karch=x86_64 cpus=4 qemu=qemu-system-x86_64 qemu_pkg=qemu-system-x86 ;;

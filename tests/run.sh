@@ -5,11 +5,11 @@
 # arm64 and s390x under qemu-user, with CTF traces going both ways between
 # byte orders), the fast path's instruction counts under callgrind
 # (tests/bench/icount), the spin model of the protocol (tests/model), the
-# kernel build of the core, the style checks, and the KUnit suites in
-# kernels for UML, x86_64 (4 CPUs), arm64 (64 KiB pages), s390 and i386,
-# the last four under qemu. Every program ends with "N passed, M failed"
-# (KTAP is counted by tests/ktap.sh); this sums them and ends the same
-# way. Exit status is non-zero if anything failed.
+# kernel build of the core, the style checks, and the KUnit suites in a UML
+# kernel and under qemu in x86_64 (4 CPUs) and s390 (big-endian, 2 CPUs).
+# Every program ends with "N passed, M failed" (KTAP is counted by
+# tests/ktap.sh); this sums them and ends the same way. Exit status is
+# non-zero if anything failed.
 #
 # FUZZ_SECONDS sets the fuzzing time of lrb-dump (60; make fuzz for more).
 # LRB_KUNIT=0 leaves the KUnit kernels out (they take minutes on a fresh
@@ -169,6 +169,7 @@ run "style (checkpatch, sparse)" tests/style.sh
 if [ "${LRB_KUNIT:-1}" != 0 ]; then
 	run --live "kunit uml" scripts/kunit.sh --arch uml
 	run --live "kunit x86_64 smp4" scripts/kunit.sh --arch x86_64
+	run --live "kunit s390 big-endian smp2" scripts/kunit.sh --arch s390
 else
 	printf '%-34s %s\n' "kunit" "not run (LRB_KUNIT=0)"
 fi
