@@ -1041,8 +1041,9 @@ static void st_check(struct kunit *test, struct st_run *run,
 		KUNIT_EXPECT_TRUE_MSG(test, s.produced % ST_SUBBUF == 0 ||
 				      s.produced % ST_SUBBUF ==
 				      LRB_PACKET_HEADER_SIZE,
-				      "%s: buf %u: produced %lu not at a packet end after flush",
-				      name, b, s.produced);
+				      "%s: buf %u: produced %llu not at a packet end after flush",
+				      name, b,
+				      (unsigned long long)s.produced);
 		KUNIT_EXPECT_EQ_MSG(test, s.consumed, npk * ST_SUBBUF,
 				    "%s: buf %u: consumed != produced packets",
 				    name, b);

@@ -1254,11 +1254,11 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		npk = s.produced / SUBBUF_SIZE;
 		CHECK(s.produced % SUBBUF_SIZE == 0 ||
 		      s.produced % SUBBUF_SIZE == LRB_PACKET_HEADER_SIZE,
-		      "%s: buf %u: produced %lu not at a packet end after flush",
-		      v->name, b, s.produced);
+		      "%s: buf %u: produced %llu not at a packet end after flush",
+		      v->name, b, ULL(s.produced));
 		CHECK(s.consumed == npk * SUBBUF_SIZE,
-		      "%s: buf %u: consumed %lu != produced packets %llu",
-		      v->name, b, s.consumed, ULL(npk));
+		      "%s: buf %u: consumed %llu != produced packets %llu",
+		      v->name, b, ULL(s.consumed), ULL(npk));
 		expect = r->have_pkt ? r->last_pkt + 1 : 0;
 		trail = s.consumed / SUBBUF_SIZE > expect ?
 				s.consumed / SUBBUF_SIZE - expect : 0;
