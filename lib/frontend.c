@@ -337,7 +337,7 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	ctx->tsc = cfg->cb.clock_read();
 	p->header_len = lrb_header_len(cfg, ctx->id,
 				       ctx->tsc -
-				       lrb_v_read(per_cpu, &buf->last_tsc));
+				       lrb_v64_read(per_cpu, &buf->last_tsc));
 	rec_len = (unsigned long)p->header_len + ctx->len;
 	if (rec_len > chan->subbuf_size - LRB_PACKET_HEADER_SIZE)
 		return -EMSGSIZE;
@@ -421,15 +421,13 @@ EXPORT_SYMBOL_GPL(lrb_reserve_slow);
 /*
  * @tsc, or the time of the last record committed in @buf if that is later:
  * a flush for a dead CPU reads another CPU's clock, which may lag behind
- * what interrupts wrote on the dying one. Wrap-safe at the counter's width.
+ * what interrupts wrote on the dying one.
  */
 static u64 lrb_after_last_record(struct lrb_buf *buf, u64 tsc)
 {
-	unsigned long last = lrb_v_read(lrb_chan_per_cpu(buf->chan),
-					&buf->last_tsc);
-	long ahead = (long)(last - (unsigned long)tsc);
+	u64 last = lrb_v64_read(lrb_chan_per_cpu(buf->chan), &buf->last_tsc);
 
-	return ahead > 0 ? tsc + ahead : tsc;
+	return (s64)(last - tsc) > 0 ? last : tsc;
 }
 
 static void lrb_switch_packet(void *arg)

@@ -103,7 +103,7 @@ static __always_inline bool lrb_pos_before(unsigned long a, unsigned long b)
  */
 struct lrb_buf {
 	union lrb_v offset;
-	union lrb_v last_tsc;
+	union lrb_v64 last_tsc;
 	union lrb_v *commit;
 	struct lrb_atomic *wsb;
 	void **pages;

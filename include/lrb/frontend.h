@@ -253,7 +253,7 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 		goto slow;
 	ctx->tsc = cfg->cb.clock_read();
 	header_len = lrb_header_len(cfg, id,
-				    ctx->tsc - lrb_v_read(per_cpu, &buf->last_tsc));
+				    ctx->tsc - lrb_v64_read(per_cpu, &buf->last_tsc));
 	end = begin + header_len + len;
 	/* the slot must end inside this sub-buffer, not on its boundary */
 	if (unlikely((begin ^ lrb_align(end)) >> chan->subbuf_order))
@@ -305,7 +305,7 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	 * every value stored here precedes, in buffer order, any writer that
 	 * reads it, so the choice of header errs only towards the full form.
 	 */
-	lrb_v_set(lrb_per_cpu(cfg), &buf->last_tsc, ctx->tsc);
+	lrb_v64_set(lrb_per_cpu(cfg), &buf->last_tsc, ctx->tsc);
 	lrb_v_inc(lrb_per_cpu(cfg), &buf->records);
 	/* the record's bytes before the count that publishes them */
 	smp_wmb();

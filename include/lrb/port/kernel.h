@@ -21,6 +21,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <asm/local.h>
+#include <asm/local64.h>
 
 #define LRB_PAGE_SHIFT PAGE_SHIFT
 /* Test hooks of the core (lib/) exist in the KUnit build only. */
@@ -83,6 +84,31 @@ static __always_inline unsigned long lrb_v_cmpxchg(bool per_cpu,
 {
 	return per_cpu ? local_cmpxchg(&v->l, old, new) :
 			 atomic_long_cmpxchg(&v->a, old, new);
+}
+
+/**
+ * union lrb_v64 - a 64-bit value written by the buffer's writers (the
+ *	reference timestamp): 64 bits on 32-bit machines too, where a clock
+ *	passes 2^32 nanoseconds after four seconds
+ * @l: used with per-CPU allocation
+ * @a: used with global allocation
+ */
+union lrb_v64 {
+	local64_t l;
+	atomic64_t a;
+};
+
+static __always_inline u64 lrb_v64_read(bool per_cpu, union lrb_v64 *v)
+{
+	return per_cpu ? local64_read(&v->l) : atomic64_read(&v->a);
+}
+
+static __always_inline void lrb_v64_set(bool per_cpu, union lrb_v64 *v, u64 x)
+{
+	if (per_cpu)
+		local64_set(&v->l, x);
+	else
+		atomic64_set(&v->a, x);
 }
 
 #define lrb_atomic_read(a) ((unsigned long)atomic_long_read(&(a)->v))

@@ -147,6 +147,27 @@ static __always_inline unsigned long lrb_v_cmpxchg(bool per_cpu,
 	return uatomic_cmpxchg(&v->v, old, new);
 }
 
+/**
+ * union lrb_v64 - a 64-bit value written by the buffer's writers (the
+ *	reference timestamp), 64 bits on 32-bit machines too
+ * @v: the value, loaded and stored whole
+ */
+union lrb_v64 {
+	u64 v;
+};
+
+static __always_inline u64 lrb_v64_read(bool per_cpu, union lrb_v64 *v)
+{
+	(void)per_cpu;
+	return __atomic_load_n(&v->v, __ATOMIC_RELAXED);
+}
+
+static __always_inline void lrb_v64_set(bool per_cpu, union lrb_v64 *v, u64 x)
+{
+	(void)per_cpu;
+	__atomic_store_n(&v->v, x, __ATOMIC_RELAXED);
+}
+
 #define lrb_atomic_read(a) uatomic_read(&(a)->v)
 #define lrb_atomic_set(a, x) uatomic_set(&(a)->v, x)
 #define lrb_atomic_add(x, a) uatomic_add(&(a)->v, x)
