@@ -338,9 +338,10 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	p->header_len = lrb_header_len(cfg, ctx->id,
 				       ctx->tsc -
 				       lrb_v64_read(per_cpu, &buf->last_tsc));
-	rec_len = (unsigned long)p->header_len + ctx->len;
-	if (rec_len > chan->subbuf_size - LRB_PACKET_HEADER_SIZE)
+	/* compared before the sum, which wraps on 32-bit for len near 4 GiB */
+	if (ctx->len > chan->subbuf_size - LRB_PACKET_HEADER_SIZE - p->header_len)
 		return -EMSGSIZE;
+	rec_len = (unsigned long)p->header_len + ctx->len;
 	/* 0 also when the last record ended the packet on its boundary */
 	used = lrb_subbuf_offset(chan, lrb_align(p->old));
 	p->open_new = !used;

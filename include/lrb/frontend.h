@@ -249,7 +249,12 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	LRB_TEST_HOOK(AFTER_READ_POS, ctx);
 	prev = lrb_write_pos(offset);
 	begin = lrb_align(prev);
-	if (unlikely(!lrb_subbuf_offset(chan, begin)))
+	/*
+	 * On 32-bit, begin + len wraps for len near 4 GiB, and could land back
+	 * in this sub-buffer: the slow path refuses such a record.
+	 */
+	if (unlikely(!lrb_subbuf_offset(chan, begin) ||
+		     (sizeof(long) < sizeof(u64) && len > BIT(LRB_MAX_SUBBUF_ORDER))))
 		goto slow;
 	ctx->tsc = cfg->cb.clock_read();
 	header_len = lrb_header_len(cfg, id,
