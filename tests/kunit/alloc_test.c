@@ -110,40 +110,58 @@ static void alloc_fail_everywhere(struct kunit *test)
 }
 
 /*
- * The largest sub-buffer (1 GiB) is valid: with the first allocation made
- * to fail, creating it gets past validation to -ENOMEM (nothing is
- * allocated). The largest ring, 32768 sub-buffers of a page, works.
+ * A buffer holds at most 2^(BITS_PER_LONG - 8) bytes (16 MiB on 32-bit
+ * machines; positions need spare bits for laps), a sub-buffer at most
+ * 1 GiB, a ring at most 32768 sub-buffers.
+ */
+#define MAX_BUF_ORDER (sizeof(long) * 8 - 8)
+
+/*
+ * The largest sub-buffer a two-sub-buffer ring may have is valid: with the
+ * first allocation made to fail, creating it gets past validation to
+ * -ENOMEM (nothing is allocated); twice that is refused. The largest ring
+ * of one-page sub-buffers works; twice as many are refused.
  */
 static void max_geometry(struct kunit *test)
 {
 	struct lrb_chan_attr attr = { .num_subbuf = 2, .nr_cpus = 1 };
+	unsigned long max_sb = 1UL << (MAX_BUF_ORDER - 1);
+	unsigned long max_num = 1UL << (MAX_BUF_ORDER - LRB_PAGE_SHIFT);
 	long before = lrb_port_live_allocs();
 	struct lrb_chan *chan = NULL;
 	u64 v = 1;
 	int ret;
 
-	attr.subbuf_size = 1UL << 30;
+	if (max_sb > 1UL << 30)
+		max_sb = 1UL << 30;
+	if (max_num > LRB_MAX_NUM_SUBBUF)
+		max_num = LRB_MAX_NUM_SUBBUF;
+
+	attr.subbuf_size = max_sb;
 	lrb_port_fail_alloc_after(0);
 	ret = lrb_channel_create(&cfg_dgc, &attr, &chan);
 	lrb_port_fail_alloc_after(-1);
 	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
 	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), before);
 
-	attr.subbuf_size = 1UL << 31;
+	attr.subbuf_size = 2 * max_sb;
 	lrb_port_fail_alloc_after(0);
 	ret = lrb_channel_create(&cfg_dgc, &attr, &chan);
 	lrb_port_fail_alloc_after(-1);
 	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 
-	/* the largest ring: 32768 sub-buffers of a page */
+	/* the largest ring of one-page sub-buffers */
 	attr.subbuf_size = PAGE_SIZE;
-	attr.num_subbuf = LRB_MAX_NUM_SUBBUF;
+	attr.num_subbuf = 2 * max_num;
+	KUNIT_EXPECT_EQ(test, lrb_channel_create(&cfg_dgc, &attr, &chan),
+			-EINVAL);
+	attr.num_subbuf = max_num;
 	ret = lrb_channel_create(&cfg_dgc, &attr, &chan);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	if (!ret) {
-		KUNIT_EXPECT_EQ(test, chan->num_subbuf_order, 15);
+		KUNIT_EXPECT_EQ(test, 1UL << chan->num_subbuf_order, max_num);
 		KUNIT_EXPECT_EQ(test, lrb_port_live_allocs() - before,
-				3L + 2 + (long)LRB_MAX_NUM_SUBBUF);
+				3L + 2 + (long)max_num);
 		KUNIT_EXPECT_EQ(test, lrb_event_write(&cfg_dgc, chan, 1, &v, 8),
 				0);
 		lrb_channel_destroy(chan);
