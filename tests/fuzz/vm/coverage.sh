@@ -25,7 +25,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-src=$1
+src=$(cd "$1" && pwd)
 gcda_root=$2
 report=$3
 reasons=$here/unreached.txt

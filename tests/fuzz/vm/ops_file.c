@@ -43,7 +43,7 @@ static void fz_open_cpu(struct fz_worker *w, struct fz_file *f, u32 cpu)
 			fz_errno_ok(w, FZ_OPEN, errno, FZ_ERRS(EBUSY, FZ_GONE));
 		/* the channel is being recreated: give the controller time */
 		if (errno == ENOENT && exists)
-			usleep(1000);
+			usleep(20000);
 		return;
 	}
 	if (!exists || fl != (fl & (O_RDONLY | O_NONBLOCK))) {
