@@ -1442,7 +1442,7 @@ static void complete_count(struct kunit *test)
 {
 	const struct lrb_config *cfg = test->param_value;
 	bool overwrite = cfg->mode == LRB_MODE_OVERWRITE;
-	struct lrbk_model *m = lrbk_model_new(test, 1024, overwrite);
+	struct lrbk_model *m = lrbk_model_new(test, LRBK_LEN(1024), overwrite);
 	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB4K, 4);
 	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
 	unsigned long per, slot, i;
