@@ -89,7 +89,8 @@ static void discard_full_accounting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nobufs, 2000 - 4 * per);
 	lrbk_check_lost(test, buf, nobufs, 0, 0);
 	/* a reservation fails the same way, counted, its nesting undone */
-	KUNIT_EXPECT_EQ(test, lrb_reserve(cfg, chan, &ctx, 1, 100), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, lrb_reserve(cfg, chan, &ctx, 1, LRBK_LEN(100)),
+			-ENOBUFS);
 	nobufs++;
 	m->attempts++;
 	m->failed++;

@@ -90,7 +90,8 @@ static void create_variants(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, chan->cfg, cfg);
 	KUNIT_EXPECT_EQ(test, chan->nr_bufs, global ? 1 : nr_cpu_ids);
 	KUNIT_EXPECT_EQ(test, chan->subbuf_size, SB16K);
-	KUNIT_EXPECT_EQ(test, chan->subbuf_order, 14);
+	/* SB16K is four pages */
+	KUNIT_EXPECT_EQ(test, chan->subbuf_order, LRB_PAGE_SHIFT + 2);
 	KUNIT_EXPECT_EQ(test, chan->num_subbuf, 4UL);
 	KUNIT_EXPECT_EQ(test, chan->num_subbuf_order, 2);
 	KUNIT_EXPECT_EQ(test, chan->pages_per_subbuf, SB16K / PAGE_SIZE);
@@ -120,8 +121,10 @@ static void create_variants(struct kunit *test)
 	lrbk_set_clock(5000);
 	for (i = 0; i < 150; i++) {
 		lrbk_tick(i % 3);
+		/* with its 4-byte header, LRBK_SCALE times the room */
 		KUNIT_EXPECT_EQ(test, lrbk_write(m, cfg, chan, 1 + i % 12,
-						 8 + (i * 37) % 200), 0);
+						 LRBK_LEN(12 + (i * 37) % 200) - 4),
+				0);
 	}
 	lrbk_tick(100);
 	lrb_channel_flush(chan);
@@ -655,12 +658,15 @@ static void padding_zeroed(struct kunit *test)
 	for (id = TEST_ID_FIXED_MIN; id < TEST_ID_FIXED_MAX; id++)
 		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, id,
 						 test_fixed_len(id)), 0);
-	KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, 2, 3000), 0);
+	KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, 2, LRBK_LEN(3000)),
+			0);
 	KUNIT_EXPECT_FALSE(test, lrb_buf_readable(buf));
-	KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, 3, 3000), 0);
+	KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgc, chan, 3, LRBK_LEN(3000)),
+			0);
 	KUNIT_EXPECT_TRUE(test, lrb_buf_readable(buf));
 	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
-	KUNIT_EXPECT_EQ(test, sb.content_size, 64UL + 4 * 8 + 3 * 12 + 3004);
+	KUNIT_EXPECT_EQ(test, sb.content_size,
+			64UL + 4 * 8 + 3 * 12 + 4 + LRBK_LEN(3000));
 	KUNIT_EXPECT_EQ(test, sb.seq, 2ULL);
 	lrbk_check_packet(&d, &sb);
 	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
@@ -1027,6 +1033,8 @@ static void snapshot_discard(struct kunit *test)
 	struct lrbk_model *m = lrbk_model_new(test, 128, false);
 	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dcc, SB4K, 4);
 	struct lrb_buf *buf = lrbk_my_buf(&cfg_dcc, chan);
+	/* compact header and payload: 38 fit after the packet header */
+	unsigned long rec = (SB4K - 64) / 38 & ~3UL;
 	struct lrb_subbuf sb, sb2;
 	struct lrbk_drain d;
 	struct lrb_stats st;
@@ -1041,12 +1049,13 @@ static void snapshot_discard(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
 	lrbk_drain_init(&d, test, chan, buf, m);
 	lrbk_set_clock(100);
-	/* 38 records of 104 bytes per packet: 2.5 packets */
+	/* 38 records of rec bytes (104 on 4 KiB pages) per packet: 2.5 packets */
 	for (i = 0; i < 95; i++)
-		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 1, 100), 0);
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 1, rec - 4),
+				0);
 	lrb_positions(buf, &c, &p);
 	KUNIT_EXPECT_EQ(test, c, 0UL);
-	KUNIT_EXPECT_EQ(test, p, 2 * SB4K + 64 + 19 * 104);
+	KUNIT_EXPECT_EQ(test, p, 2 * SB4K + 64 + 19 * rec);
 	lrb_buf_stats(buf, &st);
 	KUNIT_EXPECT_EQ(test, st.produced, p);
 	KUNIT_EXPECT_EQ(test, st.consumed, 0UL);
@@ -1060,7 +1069,7 @@ static void snapshot_discard(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sb.pos, 0UL);
 	KUNIT_EXPECT_EQ(test, sb.seq, 0ULL);
 	KUNIT_EXPECT_FALSE(test, sb.consuming);
-	KUNIT_EXPECT_EQ(test, sb.content_size, 64UL + 38 * 104);
+	KUNIT_EXPECT_EQ(test, sb.content_size, 64UL + 38 * rec);
 	lrb_subbuf_copy(chan, &sb, 0, snap0, SB4K);
 	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
 	KUNIT_ASSERT_EQ(test, lrb_get_subbuf(buf, SB4K, &sb), 0);
@@ -1433,7 +1442,7 @@ static void complete_count(struct kunit *test)
 {
 	const struct lrb_config *cfg = test->param_value;
 	bool overwrite = cfg->mode == LRB_MODE_OVERWRITE;
-	struct lrbk_model *m = lrbk_model_new(test, 1024, overwrite);
+	struct lrbk_model *m = lrbk_model_new(test, LRBK_LEN(1024), overwrite);
 	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB4K, 4);
 	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
 	unsigned long per, slot, i;

@@ -102,6 +102,10 @@ int lrbk_write(struct lrbk_model *m, const struct lrb_config *cfg,
 	ret = lrb_event_write(cfg, chan, id, m->payload, len);
 	if (ret != -EINVAL)
 		m->attempts++;
+	/* a longer payload is only for records the library must refuse */
+	KUNIT_EXPECT_TRUE_MSG(m->test, ret || len <= LRBK_PAYLOAD_MAX,
+			      "record of %u bytes written from the model's %lu-byte payload: raise LRBK_PAYLOAD_MAX",
+			      len, (unsigned long)LRBK_PAYLOAD_MAX);
 	if (!ret)
 		lrbk_model_add(m, id, len, seq, lrbk_clock());
 	else if (ret != -EINVAL)

@@ -81,7 +81,8 @@ extern const struct lrb_config lrbk_variants[LRBK_NR_VARIANTS];
 void lrbk_cfg_desc(const struct lrb_config *cfg, char *desc);
 void lrbk_variant_desc(const struct lrb_config *cfg, char *desc);
 
-#define LRBK_PAYLOAD_MAX 65536
+/* the largest record of the largest sub-buffer the suites use fits */
+#define LRBK_PAYLOAD_MAX LRBK_LEN(65536)
 
 /**
  * struct lrbk_exp - a record the model expects

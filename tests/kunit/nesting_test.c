@@ -32,8 +32,9 @@
 #include "lrb_kunit.h"
 
 #define SB4K LRBK_SB4K
-#define MAX_RECS 256
-#define PAYLOAD_MAX 3072
+/* a packet holds LRBK_SCALE times more records of the same length */
+#define MAX_RECS LRBK_LEN(256)
+#define PAYLOAD_MAX LRBK_LEN(3072)
 #define PREFILL_ID 1
 #define OUTER_ID 2
 /* NESTED_ID + depth: clear of the convention's special and fixed ids */
@@ -392,7 +393,7 @@ static void hook_nested_switch(struct kunit *test)
 	e.p.from = 1;
 	e.p.to = 1;
 	e.p.nr = 2;
-	e.p.len = 3000;
+	e.p.len = LRBK_LEN(3000);
 	e.p.ts_base = 7000;
 	KUNIT_EXPECT_FALSE(test, lrb_buf_readable(e.buf));
 	KUNIT_EXPECT_EQ(test, outer_write(&e.p, 100, 1000), 0);
@@ -527,7 +528,7 @@ static void late_delivery(struct kunit *test)
 	for (i = 0; i < e.rs->n; i++)
 		KUNIT_EXPECT_EQ(test, e.rs->r[i].ret, 0);
 	/* the last 5 nested records are in the next lap of sub-buffer 0 */
-	KUNIT_EXPECT_EQ(test, e.rs->r[e.rs->n - 1].begin >> 12, 2UL);
+	KUNIT_EXPECT_EQ(test, e.rs->r[e.rs->n - 1].begin / SB4K, 2UL);
 	if (!overwrite) {
 		KUNIT_EXPECT_EQ(test, e.p.consumed_ret, 0);
 		KUNIT_EXPECT_EQ(test, e.p.consumed_seq, 0ULL);
@@ -757,7 +758,7 @@ static void irq_nesting(struct kunit *test)
 			       "packet delivered before the task committed");
 	KUNIT_EXPECT_EQ(test, readable_after, ip->sw);
 	lrb_positions(e.buf, &c, &p);
-	KUNIT_EXPECT_EQ(test, p >> 12, ip->sw ? 1UL : 0UL);
+	KUNIT_EXPECT_EQ(test, p / SB4K, ip->sw ? 1UL : 0UL);
 	lrbk_check_lost(test, e.buf, 0, 0, 0);
 	env_check_all(test, &e);
 	KUNIT_EXPECT_EQ(test, e.d.records, (unsigned long)k + 1 + w->nr);

@@ -39,10 +39,13 @@ static unsigned long wrapped(u64 pos)
 	return (unsigned long)pos & LRB_POS_MASK;
 }
 
-/* A payload length from 8 to 307 bytes, so packets end unevenly. */
+/*
+ * A payload length from 8 to 307 bytes (LRBK_SCALE times that on larger
+ * pages, for as many packets), so packets end unevenly.
+ */
 static u32 len_of(unsigned long i)
 {
-	return 8 + (i * 37) % 300;
+	return LRBK_LEN(8 + (i * 37) % 300);
 }
 
 /* Stats of @buf after a full drain from @start: positions and counts. */
