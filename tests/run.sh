@@ -6,8 +6,8 @@
 # byte orders), the fast path's instruction counts under callgrind
 # (tests/bench/icount), the spin model of the protocol (tests/model), the
 # kernel build of the core, the style checks, and the KUnit suites in a UML
-# kernel and under qemu in x86_64 (4 CPUs), s390 (big-endian, 2 CPUs) and
-# arm64 (64 KiB pages, 4 CPUs).
+# kernel and under qemu in x86_64 (4 CPUs), s390 (big-endian, 2 CPUs),
+# arm64 (64 KiB pages, 4 CPUs) and i386 (32-bit, 2 CPUs).
 # Every program ends with "N passed, M failed" (KTAP is counted by
 # tests/ktap.sh); this sums them and ends the same way. Exit status is
 # non-zero if anything failed.
@@ -172,6 +172,7 @@ if [ "${LRB_KUNIT:-1}" != 0 ]; then
 	run --live "kunit x86_64 smp4" scripts/kunit.sh --arch x86_64
 	run --live "kunit s390 big-endian smp2" scripts/kunit.sh --arch s390
 	run --live "kunit arm64 64k smp4" scripts/kunit.sh --arch arm64
+	run --live "kunit i386 smp2" scripts/kunit.sh --arch i386
 else
 	printf '%-34s %s\n' "kunit" "not run (LRB_KUNIT=0)"
 fi
