@@ -56,7 +56,7 @@ KUNIT_USER_SRCS := tests/kunit/helpers.c \
 		   $(patsubst %,tests/kunit/%.c,$(KUNIT_USER_SUITES)) \
 		   $(KUNIT_SHIM)/runner.c $(KUNIT_SHIM)/kernel.c
 KUNIT_USER_HEADERS := $(wildcard tests/kunit/*.h $(KUNIT_SHIM)/include/*/*.h)
-HEADERS := $(wildcard include/lrb/*.h include/lrb/port/*.h \
+HEADERS := $(wildcard include/lrb/*.h include/lrb/internal/*.h \
 		      include/uapi/lrb/*.h lib/*.h tests/user/*.h tests/common/*.h)
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
@@ -275,17 +275,24 @@ soak: setup
 fuzz: setup
 	@tests/fuzz/run.sh $(or $(FUZZ_SECONDS),600)
 
+# The user-space build's headers: kernel-only ones (lrb.ko's channels with
+# files, the kernel port) stay out of the user prefix.
+INSTALL_HEADERS := $(filter-out include/lrb/kchan.h,$(wildcard include/lrb/*.h))
+INSTALL_INTERNAL_HEADERS := $(filter-out include/lrb/internal/port_kernel.h, \
+				$(wildcard include/lrb/internal/*.h))
+
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/include/lrb/port \
+		$(DESTDIR)$(PREFIX)/include/lrb/internal \
 		$(DESTDIR)$(PREFIX)/include/uapi/lrb
 	install -m 644 $(BUILD)/rel/liblrb.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/rel/liblrb.so \
 		$(DESTDIR)$(PREFIX)/lib/liblrb.so.$(VERSION)
 	ln -sf liblrb.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/liblrb.so.0
 	ln -sf liblrb.so.0 $(DESTDIR)$(PREFIX)/lib/liblrb.so
-	install -m 644 include/lrb/*.h $(DESTDIR)$(PREFIX)/include/lrb/
-	install -m 644 include/lrb/port/*.h $(DESTDIR)$(PREFIX)/include/lrb/port/
+	install -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(PREFIX)/include/lrb/
+	install -m 644 $(INSTALL_INTERNAL_HEADERS) \
+		$(DESTDIR)$(PREFIX)/include/lrb/internal/
 	install -m 644 include/uapi/lrb/*.h $(DESTDIR)$(PREFIX)/include/uapi/lrb/
 	install -m 644 $(BUILD)/lrb.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 

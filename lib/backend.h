@@ -3,7 +3,7 @@
 #ifndef _LRB_LIB_BACKEND_H
 #define _LRB_LIB_BACKEND_H
 
-#include <lrb/buffer.h>
+#include <lrb/internal/buffer.h>
 
 struct lrb_buf *lrb_buf_alloc(struct lrb_chan *chan, unsigned int cpu);
 void lrb_buf_free(struct lrb_buf *buf);

@@ -7,7 +7,7 @@
 #ifndef _LRB_LIB_PORT_H
 #define _LRB_LIB_PORT_H
 
-#include <lrb/buffer.h>
+#include <lrb/internal/buffer.h>
 
 void *lrb_port_zalloc(unsigned long size, int node);
 void lrb_port_free(void *p);

@@ -31,11 +31,11 @@ user_port_ignore+=,MACRO_ARG_REUSE,ARCH_DEFINES,NEW_TYPEDEFS
 
 passed=0
 failed=0
-for f in lib/*.c lib/*.h include/lrb/*.h include/lrb/port/*.h \
+for f in lib/*.c lib/*.h include/lrb/*.h include/lrb/internal/*.h \
 	 include/uapi/lrb/*.h kernel-module/*.c kernel-module/*.h \
 	 tests/vm/client/*.c samples/kernel/*.c samples/kernel/*.h; do
 	ignore=
-	[ "$f" = include/lrb/port/user.h ] && ignore="--ignore $user_port_ignore"
+	[ "$f" = include/lrb/internal/port_user.h ] && ignore="--ignore $user_port_ignore"
 	# shellcheck disable=SC2086
 	if out=$("$cache/scripts/checkpatch.pl" --strict --no-tree --quiet \
 		 --show-types $ignore -f "$f" 2>&1) && [ -z "$out" ]; then
@@ -48,7 +48,7 @@ done
 echo "checkpatch: $passed files clean, $failed with reports"
 
 # kernel-doc: well-formed everywhere, and present on every exported symbol
-kdoc_files=(lib/*.c include/lrb/*.h include/lrb/port/*.h include/uapi/lrb/*.h
+kdoc_files=(lib/*.c include/lrb/*.h include/lrb/internal/*.h include/uapi/lrb/*.h
 	    kernel-module/*.c kernel-module/*.h)
 out=$(perl "$cache/scripts/kernel-doc" -none -Wall "${kdoc_files[@]}" 2>&1)
 for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' lib/*.c \

@@ -10,7 +10,7 @@
 #ifndef _LRB_CONFIG_H
 #define _LRB_CONFIG_H
 
-#include <lrb/port.h>
+#include <lrb/internal/port.h>
 #include <uapi/lrb/lrb_abi.h>
 
 struct lrb_buf;

@@ -16,7 +16,7 @@
 #ifndef _LRB_FRONTEND_H
 #define _LRB_FRONTEND_H
 
-#include <lrb/buffer.h>
+#include <lrb/internal/buffer.h>
 
 /**
  * struct lrb_ctx - one record between reserve and commit

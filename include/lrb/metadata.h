@@ -7,7 +7,7 @@
 #ifndef _LRB_METADATA_H
 #define _LRB_METADATA_H
 
-#include <lrb/buffer.h>
+#include <lrb/internal/buffer.h>
 
 /**
  * struct lrb_metadata_attr - what the metadata says besides the layout

@@ -12,9 +12,9 @@
 #define _LRB_PORT_H
 
 #ifdef __KERNEL__
-#include <lrb/port/kernel.h>
+#include <lrb/internal/port_kernel.h>
 #else
-#include <lrb/port/user.h>
+#include <lrb/internal/port_user.h>
 #endif
 
 #endif /* _LRB_PORT_H */
