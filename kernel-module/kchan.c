@@ -112,7 +112,7 @@ int lrb_kchan_offline(unsigned int cpu, struct hlist_node *node)
 /*
  * Runs on another CPU once @cpu is dead: interrupt handlers and per-CPU
  * threads may have written there after lrb_kchan_offline(). The hotplug
- * lock keeps every other flush away (lrb_port_on_cpu() reads it). The
+ * lock keeps every other flush away (__lrb_port_on_cpu() reads it). The
  * CPU's read timer is gone: wake its readers here.
  */
 int lrb_kchan_dead(unsigned int cpu, struct hlist_node *node)

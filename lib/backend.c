@@ -19,33 +19,33 @@
 struct lrb_buf *lrb_buf_alloc(struct lrb_chan *chan, unsigned int cpu)
 {
 	unsigned long nr_pages = lrb_nr_slots(chan) * chan->pages_per_subbuf;
-	int node = lrb_port_cpu_node(cpu);
+	int node = __lrb_port_cpu_node(cpu);
 	struct lrb_buf *buf;
 	unsigned long i;
 
-	buf = lrb_port_zalloc(sizeof(*buf), node);
+	buf = __lrb_port_zalloc(sizeof(*buf), node);
 	if (!buf)
 		return NULL;
 	buf->chan = chan;
 	buf->cpu = cpu;
-	lrb_port_wait_init(buf);
-	buf->commit = lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->commit),
+	__lrb_port_wait_init(buf);
+	buf->commit = __lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->commit),
 				      node);
-	buf->pages = lrb_port_zalloc(nr_pages * sizeof(*buf->pages), node);
+	buf->pages = __lrb_port_zalloc(nr_pages * sizeof(*buf->pages), node);
 	if (!buf->commit || !buf->pages)
 		goto fail;
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE) {
-		buf->wsb = lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->wsb),
+		buf->wsb = __lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->wsb),
 					   node);
 		if (!buf->wsb)
 			goto fail;
 		/* sub-buffer i starts in slot i, in lap 0, not delivered */
 		for (i = 0; i < chan->num_subbuf; i++)
-			lrb_atomic_set(&buf->wsb[i], i);
+			__lrb_atomic_set(&buf->wsb[i], i);
 		buf->spare = chan->num_subbuf;
 	}
 	for (i = 0; i < nr_pages; i++) {
-		buf->pages[i] = lrb_port_alloc_page(node);
+		buf->pages[i] = __lrb_port_alloc_page(node);
 		if (!buf->pages[i])
 			goto fail;
 	}
@@ -67,13 +67,13 @@ void lrb_buf_free(struct lrb_buf *buf)
 	if (buf->pages) {
 		nr_pages = lrb_nr_slots(buf->chan) * buf->chan->pages_per_subbuf;
 		for (i = 0; i < nr_pages && buf->pages[i]; i++)
-			lrb_port_free_page(buf->pages[i]);
+			__lrb_port_free_page(buf->pages[i]);
 	}
-	lrb_port_free(buf->pages);
-	lrb_port_free(buf->wsb);
-	lrb_port_free(buf->commit);
-	lrb_port_wait_fini(buf);
-	lrb_port_free(buf);
+	__lrb_port_free(buf->pages);
+	__lrb_port_free(buf->wsb);
+	__lrb_port_free(buf->commit);
+	__lrb_port_wait_fini(buf);
+	__lrb_port_free(buf);
 }
 
 /**

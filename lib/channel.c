@@ -58,7 +58,7 @@ static int lrb_check_attr(const struct lrb_config *cfg,
 		return -EINVAL;
 	if (cfg->alloc == LRB_ALLOC_GLOBAL)
 		return attr->nr_cpus ? 0 : -EINVAL;
-	return lrb_port_check_nr_cpus(attr->nr_cpus);
+	return __lrb_port_check_nr_cpus(attr->nr_cpus);
 }
 
 static void lrb_channel_free(struct lrb_chan *chan)
@@ -70,8 +70,8 @@ static void lrb_channel_free(struct lrb_chan *chan)
 			if (chan->bufs[i])
 				lrb_buf_free(chan->bufs[i]);
 	}
-	lrb_port_free(chan->bufs);
-	lrb_port_free(chan);
+	__lrb_port_free(chan->bufs);
+	__lrb_port_free(chan);
 }
 
 /**
@@ -99,7 +99,7 @@ int lrb_channel_create(const struct lrb_config *cfg,
 	if (ret)
 		return ret;
 
-	chan = lrb_port_zalloc(sizeof(*chan), -1);
+	chan = __lrb_port_zalloc(sizeof(*chan), -1);
 	if (!chan)
 		return -ENOMEM;
 	chan->cfg = cfg;
@@ -112,7 +112,7 @@ int lrb_channel_create(const struct lrb_config *cfg,
 	chan->stream_id = attr->stream_id;
 	chan->priv = attr->priv;
 
-	chan->bufs = lrb_port_zalloc(chan->nr_bufs * sizeof(*chan->bufs), -1);
+	chan->bufs = __lrb_port_zalloc(chan->nr_bufs * sizeof(*chan->bufs), -1);
 	if (!chan->bufs)
 		goto nomem;
 	for (i = 0; i < chan->nr_bufs; i++) {
@@ -139,7 +139,7 @@ EXPORT_SYMBOL_GPL(lrb_channel_create);
  */
 void lrb_channel_destroy(struct lrb_chan *chan)
 {
-	lrb_port_synchronize();
+	__lrb_port_synchronize();
 	lrb_channel_free(chan);
 }
 EXPORT_SYMBOL_GPL(lrb_channel_destroy);
@@ -157,7 +157,7 @@ struct lrb_buf *lrb_channel_buf(struct lrb_chan *chan, unsigned int i)
 }
 EXPORT_SYMBOL_GPL(lrb_channel_buf);
 
-#if LRB_PORT_TEST_HOOKS
+#if __LRB_PORT_TEST_HOOKS
 /*
  * Put @buf in the state it would have after writers reached position @pos
  * (on pass @pass: positions wrapped @pass times) and a reader consumed
@@ -168,24 +168,24 @@ static void lrb_buf_start_at(struct lrb_buf *buf, unsigned long pos,
 			     unsigned long pass)
 {
 	const struct lrb_chan *chan = buf->chan;
-	bool per_cpu = lrb_per_cpu(chan->cfg);
+	bool per_cpu = __lrb_per_cpu(chan->cfg);
 	unsigned long first = lrb_subbuf_index(chan, pos);
 	unsigned long ring = pos & ~(lrb_buf_size(chan) - 1);
 	unsigned long i, next, lap;
 
-	lrb_v_set(per_cpu, &buf->offset, pos);
-	lrb_atomic_set(&buf->consumed, pos);
+	__lrb_v_set(per_cpu, &buf->offset, pos);
+	__lrb_atomic_set(&buf->consumed, pos);
 	for (i = 0; i < chan->num_subbuf; i++) {
 		/* where, and so in which lap, writers write sub-buffer i next */
 		next = lrb_pos_add(ring, i << chan->subbuf_order);
 		if (i < first)
 			next = lrb_pos_add(next, lrb_buf_size(chan));
 		lap = lrb_lap(chan, next);
-		lrb_v_set(per_cpu, &buf->commit[i], lap << chan->subbuf_order);
+		__lrb_v_set(per_cpu, &buf->commit[i], lap << chan->subbuf_order);
 		/* as lrb_buf_alloc() leaves lap 0: claimed, not delivered */
 		if (chan->cfg->mode == LRB_MODE_OVERWRITE)
-			lrb_atomic_set(&buf->wsb[i],
-				       (lrb_atomic_read(&buf->wsb[i]) &
+			__lrb_atomic_set(&buf->wsb[i],
+				       (__lrb_atomic_read(&buf->wsb[i]) &
 					LRB_SLOT_MASK) |
 					       lap << LRB_WSB_TAG_SHIFT);
 	}
@@ -216,8 +216,8 @@ int lrb_channel_start_at(struct lrb_chan *chan, u64 pos)
 	if (lrb_subbuf_offset(chan, wrapped))
 		return -EINVAL;
 	for (i = 0; i < chan->nr_bufs; i++)
-		if (lrb_v_read(lrb_per_cpu(chan->cfg), &chan->bufs[i]->offset) ||
-		    lrb_atomic_read(&chan->bufs[i]->reader_busy))
+		if (__lrb_v_read(__lrb_per_cpu(chan->cfg), &chan->bufs[i]->offset) ||
+		    __lrb_atomic_read(&chan->bufs[i]->reader_busy))
 			return -EBUSY;
 	for (i = 0; i < chan->nr_bufs; i++)
 		lrb_buf_start_at(chan->bufs[i], wrapped, pos >> LRB_POS_BITS);

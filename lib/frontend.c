@@ -13,7 +13,7 @@
 
 static bool lrb_chan_per_cpu(const struct lrb_chan *chan)
 {
-	return lrb_per_cpu(chan->cfg);
+	return __lrb_per_cpu(chan->cfg);
 }
 
 /**
@@ -29,10 +29,10 @@ unsigned long lrb_buf_lost(struct lrb_buf *buf)
 {
 	bool per_cpu = lrb_chan_per_cpu(buf->chan);
 
-	return lrb_v_read(per_cpu, &buf->lost_full) +
-	       lrb_v_read(per_cpu, &buf->lost_wrap) +
-	       lrb_v_read(per_cpu, &buf->lost_big) +
-	       lrb_v_read(per_cpu, &buf->lost_nest);
+	return __lrb_v_read(per_cpu, &buf->lost_full) +
+	       __lrb_v_read(per_cpu, &buf->lost_wrap) +
+	       __lrb_v_read(per_cpu, &buf->lost_big) +
+	       __lrb_v_read(per_cpu, &buf->lost_nest);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_lost);
 
@@ -44,7 +44,7 @@ EXPORT_SYMBOL_GPL(lrb_buf_lost);
  */
 int lrb_nesting_exceeded(struct lrb_buf *buf)
 {
-	lrb_v_inc(lrb_chan_per_cpu(buf->chan), &buf->lost_nest);
+	__lrb_v_inc(lrb_chan_per_cpu(buf->chan), &buf->lost_nest);
 	return -EBUSY;
 }
 EXPORT_SYMBOL_GPL(lrb_nesting_exceeded);
@@ -77,7 +77,7 @@ unsigned long lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
 			     unsigned long lap)
 {
 	unsigned long tag = lap << LRB_WSB_TAG_SHIFT;
-	unsigned long w = lrb_atomic_read(&buf->wsb[idx]);
+	unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
 	for (;;) {
 		unsigned long new = (w & LRB_SLOT_MASK) | tag;
@@ -85,7 +85,7 @@ unsigned long lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
 
 		if ((w & ~LRB_SLOT_MASK) == tag)
 			return w & LRB_SLOT_MASK;
-		old = lrb_atomic_cmpxchg(&buf->wsb[idx], w, new);
+		old = __lrb_atomic_cmpxchg(&buf->wsb[idx], w, new);
 		if (old == w)
 			return new & LRB_SLOT_MASK;
 		w = old;
@@ -107,14 +107,14 @@ void lrb_deliver(struct lrb_buf *buf, unsigned long begin)
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE) {
 		unsigned long idx = lrb_subbuf_index(chan, begin);
 		unsigned long tag = lrb_lap(chan, begin) << LRB_WSB_TAG_SHIFT;
-		unsigned long w = lrb_atomic_read(&buf->wsb[idx]);
+		unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
 		/* a writer of the next lap may already own it: then skip */
 		if ((w & ~LRB_SLOT_MASK) == tag)
-			lrb_atomic_cmpxchg(&buf->wsb[idx], w, w | LRB_WSB_NOREF);
+			__lrb_atomic_cmpxchg(&buf->wsb[idx], w, w | LRB_WSB_NOREF);
 	}
 	if (chan->cfg->wakeup == LRB_WAKEUP_BY_WRITER)
-		lrb_port_wake(buf);
+		__lrb_port_wake(buf);
 }
 EXPORT_SYMBOL_GPL(lrb_deliver);
 
@@ -129,7 +129,7 @@ static void lrb_commit_bytes(struct lrb_buf *buf, unsigned long pos,
 	 * reader's smp_rmb() in lrb_fill_subbuf().
 	 */
 	smp_wmb();
-	cc = lrb_v_add_return(lrb_chan_per_cpu(chan), len,
+	cc = __lrb_v_add_return(lrb_chan_per_cpu(chan), len,
 			      &buf->commit[lrb_subbuf_index(chan, pos)]);
 	if (lrb_commit_done(chan, cc, lrb_lap(chan, pos) + 1))
 		lrb_deliver(buf, pos);
@@ -189,18 +189,18 @@ static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
 {
 	const struct lrb_chan *chan = buf->chan;
 	unsigned long want = start + chan->subbuf_size - lrb_buf_size(chan);
-	unsigned long c = lrb_atomic_read(&buf->consumed);
+	unsigned long c = __lrb_atomic_read(&buf->consumed);
 
 	want &= LRB_POS_MASK;
 	while (lrb_pos_before(c, want)) {
-		unsigned long old = lrb_atomic_cmpxchg(&buf->consumed, c, want);
+		unsigned long old = __lrb_atomic_cmpxchg(&buf->consumed, c, want);
 
 		if (old == c) {
-			lrb_atomic_add(lrb_pos_dist(c, want) >> chan->subbuf_order,
+			__lrb_atomic_add(lrb_pos_dist(c, want) >> chan->subbuf_order,
 				       &buf->lost_packets);
 			/* the new read position may hold a delivered packet */
 			if (chan->cfg->wakeup == LRB_WAKEUP_BY_WRITER)
-				lrb_port_wake(buf);
+				__lrb_port_wake(buf);
 			return;
 		}
 		c = old;
@@ -268,10 +268,10 @@ static int lrb_check_space(struct lrb_buf *buf, unsigned long start)
 	unsigned long cc;
 
 	if (chan->cfg->mode == LRB_MODE_DISCARD &&
-	    lrb_pos_dist(lrb_atomic_read(&buf->consumed), start) >=
+	    lrb_pos_dist(__lrb_atomic_read(&buf->consumed), start) >=
 		    lrb_buf_size(chan))
 		return -ENOBUFS;
-	cc = lrb_v_read(lrb_chan_per_cpu(chan),
+	cc = __lrb_v_read(lrb_chan_per_cpu(chan),
 			&buf->commit[lrb_subbuf_index(chan, start)]);
 	if (!lrb_commit_done(chan, cc, lrb_lap(chan, start)))
 		return -EAGAIN;
@@ -283,11 +283,11 @@ static int lrb_count_lost(struct lrb_buf *buf, int err)
 	bool per_cpu = lrb_chan_per_cpu(buf->chan);
 
 	if (err == -ENOBUFS)
-		lrb_v_inc(per_cpu, &buf->lost_full);
+		__lrb_v_inc(per_cpu, &buf->lost_full);
 	else if (err == -EAGAIN)
-		lrb_v_inc(per_cpu, &buf->lost_wrap);
+		__lrb_v_inc(per_cpu, &buf->lost_wrap);
 	else
-		lrb_v_inc(per_cpu, &buf->lost_big);
+		__lrb_v_inc(per_cpu, &buf->lost_big);
 	return err;
 }
 
@@ -326,18 +326,18 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	struct lrb_chan *chan = ctx->chan;
 	struct lrb_buf *buf = ctx->buf;
 	const struct lrb_config *cfg = chan->cfg;
-	bool per_cpu = lrb_per_cpu(cfg);
+	bool per_cpu = __lrb_per_cpu(cfg);
 	unsigned long rec_len, used;
 	int ret;
 
-	p->offset = lrb_v_read(per_cpu, &buf->offset);
+	p->offset = __lrb_v_read(per_cpu, &buf->offset);
 	/* what others did before moving it: counters, commit counts */
 	smp_rmb();
 	p->old = lrb_write_pos(p->offset);
 	ctx->tsc = cfg->cb.clock_read();
 	p->header_len = lrb_header_len(cfg, ctx->id,
 				       ctx->tsc -
-				       lrb_v64_read(per_cpu, &buf->last_tsc));
+				       __lrb_v64_read(per_cpu, &buf->last_tsc));
 	/* compared before the sum, which wraps on 32-bit for len near 4 GiB */
 	if (ctx->len > chan->subbuf_size - LRB_PACKET_HEADER_SIZE - p->header_len)
 		return -EMSGSIZE;
@@ -358,7 +358,7 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 		/* another writer may have opened it meanwhile */
 		smp_rmb();
 		if (ret)
-			return lrb_v_read(per_cpu, &buf->offset) == p->offset ?
+			return __lrb_v_read(per_cpu, &buf->offset) == p->offset ?
 				       ret : 1;
 		p->begin += LRB_PACKET_HEADER_SIZE;
 	}
@@ -395,7 +395,7 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 		if (ret < 0)
 			return lrb_count_lost(buf, ret);
 		ctx->gen = p.offset & LRB_OFFSET_GEN_MASK;
-		if (!ret && lrb_v_cmpxchg(per_cpu, &buf->offset, p.offset,
+		if (!ret && __lrb_v_cmpxchg(per_cpu, &buf->offset, p.offset,
 					  (p.end & LRB_POS_MASK) | ctx->gen) ==
 				    p.offset)
 			break;
@@ -426,7 +426,7 @@ EXPORT_SYMBOL_GPL(lrb_reserve_slow);
  */
 static u64 lrb_after_last_record(struct lrb_buf *buf, u64 tsc)
 {
-	u64 last = lrb_v64_read(lrb_chan_per_cpu(buf->chan), &buf->last_tsc);
+	u64 last = __lrb_v64_read(lrb_chan_per_cpu(buf->chan), &buf->last_tsc);
 
 	return (s64)(last - tsc) > 0 ? last : tsc;
 }
@@ -440,7 +440,7 @@ static void lrb_switch_packet(void *arg)
 	u64 tsc;
 
 	do {
-		offset = lrb_v_read(per_cpu, &buf->offset);
+		offset = __lrb_v_read(per_cpu, &buf->offset);
 		/* what others did before moving it: loss counters */
 		smp_rmb();
 		old = lrb_write_pos(offset);
@@ -454,7 +454,7 @@ static void lrb_switch_packet(void *arg)
 		tsc = lrb_after_last_record(buf, chan->cfg->cb.clock_read());
 		end = lrb_pos_add(old | (chan->subbuf_size - 1), 1);
 		discarded = lrb_buf_lost(buf);
-	} while (lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
+	} while (__lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
 			       end | (offset & LRB_OFFSET_GEN_MASK)) != offset);
 	lrb_close_packet(buf, old, tsc, discarded);
 }
@@ -477,7 +477,7 @@ static void lrb_close_final(void *arg)
 	struct lrb_buf *buf = f->buf;
 	const struct lrb_chan *chan = buf->chan;
 	bool per_cpu = lrb_chan_per_cpu(chan);
-	unsigned long offset = lrb_v_read(per_cpu, &buf->offset);
+	unsigned long offset = __lrb_v_read(per_cpu, &buf->offset);
 	unsigned long gen = offset & LRB_OFFSET_GEN_MASK;
 	unsigned long old = lrb_write_pos(offset);
 	unsigned long start = lrb_align(old) & LRB_POS_MASK;
@@ -497,10 +497,10 @@ static void lrb_close_final(void *arg)
 		if (lrb_check_space(buf, start))
 			return;
 		old = start + LRB_PACKET_HEADER_SIZE;
-		lrb_v_set(per_cpu, &buf->offset, old | gen);
+		__lrb_v_set(per_cpu, &buf->offset, old | gen);
 		lrb_open_packet(buf, start, tsc);
 	}
-	lrb_v_set(per_cpu, &buf->offset,
+	__lrb_v_set(per_cpu, &buf->offset,
 		  lrb_pos_add(old | (chan->subbuf_size - 1), 1) | gen);
 	lrb_close_packet(buf, old, tsc, lrb_buf_lost(buf));
 }
@@ -523,7 +523,7 @@ void lrb_buf_flush_final(struct lrb_buf *buf, u64 tsc)
 {
 	struct lrb_final f = { .buf = buf, .tsc = tsc };
 
-	lrb_port_on_cpu(buf, lrb_close_final, &f);
+	__lrb_port_on_cpu(buf, lrb_close_final, &f);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_flush_final);
 
@@ -553,6 +553,6 @@ EXPORT_SYMBOL_GPL(lrb_buf_flush_local);
  */
 void lrb_buf_flush(struct lrb_buf *buf)
 {
-	lrb_port_on_cpu(buf, lrb_switch_packet, buf);
+	__lrb_port_on_cpu(buf, lrb_switch_packet, buf);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_flush);

@@ -9,25 +9,25 @@
 
 #include <lrb/internal/buffer.h>
 
-void *lrb_port_zalloc(unsigned long size, int node);
-void lrb_port_free(void *p);
-void *lrb_port_alloc_page(int node);
-void lrb_port_free_page(void *addr);
-void lrb_port_disown_page(void *addr);
-int lrb_port_cpu_node(unsigned int cpu);
-int lrb_port_check_nr_cpus(unsigned int nr_cpus);
+void *__lrb_port_zalloc(unsigned long size, int node);
+void __lrb_port_free(void *p);
+void *__lrb_port_alloc_page(int node);
+void __lrb_port_free_page(void *addr);
+void __lrb_port_disown_page(void *addr);
+int __lrb_port_cpu_node(unsigned int cpu);
+int __lrb_port_check_nr_cpus(unsigned int nr_cpus);
 
-void lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg);
-void lrb_port_wait_init(struct lrb_buf *buf);
-void lrb_port_wait_fini(struct lrb_buf *buf);
-void lrb_port_wake(struct lrb_buf *buf);
-void lrb_port_synchronize(void);
+void __lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg);
+void __lrb_port_wait_init(struct lrb_buf *buf);
+void __lrb_port_wait_fini(struct lrb_buf *buf);
+void __lrb_port_wake(struct lrb_buf *buf);
+void __lrb_port_synchronize(void);
 
 /*
  * Test hooks: port_user.c always, port_kernel.c with CONFIG_LRB_KUNIT_TEST.
  * The tests declare them too (tests/user/test.h, tests/kunit/lrb_kunit.h).
  */
-void lrb_port_fail_alloc_after(long n);
-long lrb_port_live_allocs(void);
+void __lrb_port_fail_alloc_after(long n);
+long __lrb_port_live_allocs(void);
 
 #endif /* _LRB_LIB_PORT_H */

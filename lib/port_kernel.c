@@ -16,8 +16,8 @@
 #include <lrb/lrb.h>
 #include "port.h"
 
-DEFINE_PER_CPU(int, lrb_nesting);
-EXPORT_PER_CPU_SYMBOL_GPL(lrb_nesting);
+DEFINE_PER_CPU(int, __lrb_nesting);
+EXPORT_PER_CPU_SYMBOL_GPL(__lrb_nesting);
 
 #if IS_ENABLED(CONFIG_LRB_KUNIT_TEST)
 /*
@@ -28,25 +28,25 @@ static atomic_long_t lrb_fail_alloc_countdown = ATOMIC_LONG_INIT(-1);
 static atomic_long_t lrb_live_allocs = ATOMIC_LONG_INIT(0);
 
 /**
- * lrb_port_fail_alloc_after() - test hook: fail a future allocation
+ * __lrb_port_fail_alloc_after() - test hook: fail a future allocation
  * @n: the n-th allocation from now fails (0: the next one); -1 disables
  */
-void lrb_port_fail_alloc_after(long n)
+void __lrb_port_fail_alloc_after(long n)
 {
 	atomic_long_set(&lrb_fail_alloc_countdown, n);
 }
-EXPORT_SYMBOL_GPL(lrb_port_fail_alloc_after);
+EXPORT_SYMBOL_GPL(__lrb_port_fail_alloc_after);
 
 /**
- * lrb_port_live_allocs() - test hook: allocations not yet freed
+ * __lrb_port_live_allocs() - test hook: allocations not yet freed
  *
  * Return: metadata blocks and pages the library currently holds.
  */
-long lrb_port_live_allocs(void)
+long __lrb_port_live_allocs(void)
 {
 	return atomic_long_read(&lrb_live_allocs);
 }
-EXPORT_SYMBOL_GPL(lrb_port_live_allocs);
+EXPORT_SYMBOL_GPL(__lrb_port_live_allocs);
 
 static bool lrb_alloc_should_fail(void)
 {
@@ -76,7 +76,7 @@ static inline void lrb_alloc_count(void *p, long n)
 }
 #endif
 
-void *lrb_port_zalloc(unsigned long size, int node)
+void *__lrb_port_zalloc(unsigned long size, int node)
 {
 	void *p;
 
@@ -87,13 +87,13 @@ void *lrb_port_zalloc(unsigned long size, int node)
 	return p;
 }
 
-void lrb_port_free(void *p)
+void __lrb_port_free(void *p)
 {
 	lrb_alloc_count(p, -1);
 	kvfree(p);
 }
 
-void *lrb_port_alloc_page(int node)
+void *__lrb_port_alloc_page(int node)
 {
 	struct page *page;
 
@@ -106,25 +106,25 @@ void *lrb_port_alloc_page(int node)
 	return page_address(page);
 }
 
-void lrb_port_free_page(void *addr)
+void __lrb_port_free_page(void *addr)
 {
 	lrb_alloc_count(addr, -1);
 	free_page((unsigned long)addr);
 }
 
 /* The caller of lrb_subbuf_steal_page() drops the page with put_page(). */
-void lrb_port_disown_page(void *addr)
+void __lrb_port_disown_page(void *addr)
 {
 	lrb_alloc_count(addr, -1);
 }
 
-int lrb_port_cpu_node(unsigned int cpu)
+int __lrb_port_cpu_node(unsigned int cpu)
 {
 	return cpu_to_node(cpu);
 }
 
 /* Per-CPU channels have a buffer for every possible CPU. */
-int lrb_port_check_nr_cpus(unsigned int nr_cpus)
+int __lrb_port_check_nr_cpus(unsigned int nr_cpus)
 {
 	return nr_cpus == nr_cpu_ids ? 0 : -EINVAL;
 }
@@ -137,9 +137,9 @@ int lrb_port_check_nr_cpus(unsigned int nr_cpus)
  */
 static DEFINE_MUTEX(lrb_offline_cpu_lock);
 
-void lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
+void __lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
 {
-	if (!lrb_per_cpu(buf->chan->cfg)) {
+	if (!__lrb_per_cpu(buf->chan->cfg)) {
 		fn(arg);
 		return;
 	}
@@ -154,33 +154,33 @@ void lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
 	cpus_read_unlock();
 }
 
-static void lrb_port_wake_work(struct irq_work *work)
+static void __lrb_port_wake_work(struct irq_work *work)
 {
-	struct lrb_port_wait *wait = container_of(work, struct lrb_port_wait,
+	struct __lrb_port_wait *wait = container_of(work, struct __lrb_port_wait,
 						  work);
 
 	wake_up_interruptible(&wait->wq);
 }
 
-void lrb_port_wait_init(struct lrb_buf *buf)
+void __lrb_port_wait_init(struct lrb_buf *buf)
 {
-	init_irq_work(&buf->wait.work, lrb_port_wake_work);
+	init_irq_work(&buf->wait.work, __lrb_port_wake_work);
 	init_waitqueue_head(&buf->wait.wq);
 }
 
-void lrb_port_wait_fini(struct lrb_buf *buf)
+void __lrb_port_wait_fini(struct lrb_buf *buf)
 {
 	irq_work_sync(&buf->wait.work);
 }
 
 /* irq_work, because the delivering writer may be in NMI context. */
-void lrb_port_wake(struct lrb_buf *buf)
+void __lrb_port_wake(struct lrb_buf *buf)
 {
 	irq_work_queue(&buf->wait.work);
 }
 
 /* Writers run with preemption disabled, which RCU waits for. */
-void lrb_port_synchronize(void)
+void __lrb_port_synchronize(void)
 {
 	synchronize_rcu();
 }

@@ -12,12 +12,12 @@
 #include <lrb/lrb.h>
 #include "port.h"
 
-__thread int lrb_nesting __attribute__((tls_model("initial-exec")));
+__thread int __lrb_nesting __attribute__((tls_model("initial-exec")));
 
 static long fail_alloc_countdown = -1;
 static long live_allocs;
 
-unsigned int lrb_port_cpu_slow(void)
+unsigned int __lrb_port_cpu_slow(void)
 {
 	int cpu = sched_getcpu();
 
@@ -25,20 +25,20 @@ unsigned int lrb_port_cpu_slow(void)
 }
 
 /**
- * lrb_port_fail_alloc_after() - test hook: fail a future allocation
+ * __lrb_port_fail_alloc_after() - test hook: fail a future allocation
  * @n: the n-th allocation from now fails (0: the next one); -1 disables
  */
-void lrb_port_fail_alloc_after(long n)
+void __lrb_port_fail_alloc_after(long n)
 {
 	uatomic_set(&fail_alloc_countdown, n);
 }
 
 /**
- * lrb_port_live_allocs() - test hook: allocations not yet freed
+ * __lrb_port_live_allocs() - test hook: allocations not yet freed
  *
  * Return: metadata blocks and pages the library currently holds.
  */
-long lrb_port_live_allocs(void)
+long __lrb_port_live_allocs(void)
 {
 	return uatomic_read(&live_allocs);
 }
@@ -58,7 +58,7 @@ static bool alloc_should_fail(void)
 }
 
 /* Cache-line aligned, as struct lrb_buf requires. */
-void *lrb_port_zalloc(unsigned long size, int node)
+void *__lrb_port_zalloc(unsigned long size, int node)
 {
 	void *p;
 
@@ -70,7 +70,7 @@ void *lrb_port_zalloc(unsigned long size, int node)
 	return p;
 }
 
-void lrb_port_free(void *p)
+void __lrb_port_free(void *p)
 {
 	if (!p)
 		return;
@@ -78,7 +78,7 @@ void lrb_port_free(void *p)
 	uatomic_add(&live_allocs, -1);
 }
 
-void *lrb_port_alloc_page(int node)
+void *__lrb_port_alloc_page(int node)
 {
 	void *p;
 
@@ -90,43 +90,43 @@ void *lrb_port_alloc_page(int node)
 	return p;
 }
 
-void lrb_port_free_page(void *addr)
+void __lrb_port_free_page(void *addr)
 {
-	lrb_port_free(addr);
+	__lrb_port_free(addr);
 }
 
 /* The caller of lrb_subbuf_steal_page() frees the page with free(). */
-void lrb_port_disown_page(void *addr)
+void __lrb_port_disown_page(void *addr)
 {
 	(void)addr;
 	uatomic_add(&live_allocs, -1);
 }
 
-int lrb_port_cpu_node(unsigned int cpu)
+int __lrb_port_cpu_node(unsigned int cpu)
 {
 	(void)cpu;
 	return 0;
 }
 
-int lrb_port_check_nr_cpus(unsigned int nr_cpus)
+int __lrb_port_check_nr_cpus(unsigned int nr_cpus)
 {
 	return nr_cpus ? 0 : -EINVAL;
 }
 
 /* Writers use atomic operations here, so any thread can act for a CPU. */
-void lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
+void __lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
 {
 	(void)buf;
 	fn(arg);
 }
 
-void lrb_port_wait_init(struct lrb_buf *buf)
+void __lrb_port_wait_init(struct lrb_buf *buf)
 {
 	buf->wait.seq = 0;
 	buf->wait.waiters = 0;
 }
 
-void lrb_port_wait_fini(struct lrb_buf *buf)
+void __lrb_port_wait_fini(struct lrb_buf *buf)
 {
 	(void)buf;
 }
@@ -147,14 +147,14 @@ static long futex(int *uaddr, int op, int val, const struct timespec *ts)
  * loads @seq: either the reader sees the new @seq (its futex wait returns
  * at once) or this writer sees it waiting and wakes it.
  */
-void lrb_port_wake(struct lrb_buf *buf)
+void __lrb_port_wake(struct lrb_buf *buf)
 {
 	uatomic_add_return(&buf->wait.seq, 1);
 	if (uatomic_read(&buf->wait.waiters))
 		futex(&buf->wait.seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 
-void lrb_port_synchronize(void)
+void __lrb_port_synchronize(void)
 {
 	urcu_bp_synchronize_rcu();
 }
@@ -172,7 +172,7 @@ int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms)
 	u64 deadline = lrb_clock_default() + timeout_ms * 1000000ULL;
 	bool ready;
 
-	/* full barrier: @waiters before @seq, see lrb_port_wake() */
+	/* full barrier: @waiters before @seq, see __lrb_port_wake() */
 	uatomic_add_return(&buf->wait.waiters, 1);
 	for (;;) {
 		int seq = uatomic_read(&buf->wait.seq);
@@ -182,7 +182,7 @@ int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms)
 		/*
 		 * @seq before the buffer's state. Pairs with the full barrier
 		 * between a writer's state change and its increment of @seq
-		 * in lrb_port_wake(): a weakly ordered CPU (arm64, POWER)
+		 * in __lrb_port_wake(): a weakly ordered CPU (arm64, POWER)
 		 * could otherwise load the old state after the new @seq and
 		 * sleep on that @seq through the delivery it announced.
 		 */

@@ -22,7 +22,7 @@
  */
 int lrb_reader_open(struct lrb_buf *buf)
 {
-	if (lrb_atomic_cmpxchg(&buf->reader_busy, 0, 1) != 0)
+	if (__lrb_atomic_cmpxchg(&buf->reader_busy, 0, 1) != 0)
 		return -EBUSY;
 	return 0;
 }
@@ -42,7 +42,7 @@ void lrb_reader_close(struct lrb_buf *buf)
 		lrb_release(buf);
 	/* the reader's accesses before the next reader's */
 	smp_mb();
-	lrb_atomic_set(&buf->reader_busy, 0);
+	__lrb_atomic_set(&buf->reader_busy, 0);
 }
 EXPORT_SYMBOL_GPL(lrb_reader_close);
 
@@ -59,10 +59,10 @@ static bool lrb_subbuf_delivered(struct lrb_buf *buf, unsigned long pos)
 	unsigned long idx = lrb_subbuf_index(chan, pos);
 
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE)
-		return (lrb_atomic_read(&buf->wsb[idx]) & ~LRB_SLOT_MASK) ==
+		return (__lrb_atomic_read(&buf->wsb[idx]) & ~LRB_SLOT_MASK) ==
 		       lrb_delivered_tag(chan, pos);
 	return lrb_commit_done(chan,
-			       lrb_v_read(lrb_per_cpu(chan->cfg),
+			       __lrb_v_read(__lrb_per_cpu(chan->cfg),
 					  &buf->commit[idx]),
 			       lrb_lap(chan, pos) + 1);
 }
@@ -75,7 +75,7 @@ static bool lrb_subbuf_delivered(struct lrb_buf *buf, unsigned long pos)
  */
 bool lrb_buf_readable(struct lrb_buf *buf)
 {
-	return lrb_subbuf_delivered(buf, lrb_atomic_read(&buf->consumed));
+	return lrb_subbuf_delivered(buf, __lrb_atomic_read(&buf->consumed));
 }
 EXPORT_SYMBOL_GPL(lrb_buf_readable);
 
@@ -91,7 +91,7 @@ EXPORT_SYMBOL_GPL(lrb_buf_readable);
  */
 unsigned long lrb_buf_complete(struct lrb_buf *buf, unsigned long max)
 {
-	unsigned long pos = lrb_atomic_read(&buf->consumed);
+	unsigned long pos = __lrb_atomic_read(&buf->consumed);
 	unsigned long n;
 
 	for (n = 0; n < max && n < buf->chan->num_subbuf; n++) {
@@ -110,14 +110,14 @@ static int lrb_swap_out(struct lrb_buf *buf, unsigned long pos,
 	const struct lrb_chan *chan = buf->chan;
 	unsigned long idx = lrb_subbuf_index(chan, pos);
 	unsigned long tag = lrb_delivered_tag(chan, pos);
-	unsigned long w = lrb_atomic_read(&buf->wsb[idx]);
+	unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
 	for (;;) {
 		unsigned long old;
 
 		if ((w & ~LRB_SLOT_MASK) != tag)
 			return -EAGAIN;
-		old = lrb_atomic_cmpxchg(&buf->wsb[idx], w, buf->spare | tag);
+		old = __lrb_atomic_cmpxchg(&buf->wsb[idx], w, buf->spare | tag);
 		if (old == w)
 			break;
 		w = old;
@@ -177,7 +177,7 @@ int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 	if (buf->holding)
 		return -EBUSY;
 	for (;;) {
-		c = lrb_atomic_read(&buf->consumed);
+		c = __lrb_atomic_read(&buf->consumed);
 		if (chan->cfg->mode == LRB_MODE_DISCARD) {
 			if (!lrb_subbuf_delivered(buf, c))
 				return -EAGAIN;
@@ -188,7 +188,7 @@ int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 		ret = lrb_swap_out(buf, c, &slot);
 		if (ret)
 			return ret;
-		if (lrb_atomic_cmpxchg(&buf->consumed, c,
+		if (__lrb_atomic_cmpxchg(&buf->consumed, c,
 				       lrb_pos_add(c, chan->subbuf_size)) == c) {
 			lrb_fill_subbuf(buf, sb, c, slot, true);
 			return 0;
@@ -256,7 +256,7 @@ static void lrb_release(struct lrb_buf *buf)
 	buf->holding = false;
 	if (chan->cfg->mode == LRB_MODE_DISCARD) {
 		if (buf->held_consuming)
-			lrb_atomic_set(&buf->consumed,
+			__lrb_atomic_set(&buf->consumed,
 				       lrb_pos_add(buf->held_pos,
 						   chan->subbuf_size));
 		return;
@@ -265,7 +265,7 @@ static void lrb_release(struct lrb_buf *buf)
 		idx = lrb_subbuf_index(chan, buf->held_pos);
 		tag = lrb_delivered_tag(chan, buf->held_pos);
 		/* put the pages back where they were, if still unused */
-		if (lrb_atomic_cmpxchg(&buf->wsb[idx], buf->spare | tag,
+		if (__lrb_atomic_cmpxchg(&buf->wsb[idx], buf->spare | tag,
 				       buf->held_slot | tag) ==
 		    (buf->spare | tag))
 			return;
@@ -314,12 +314,12 @@ void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
 	if (!buf->holding || !buf->held_consuming ||
 	    sb->slot != buf->held_slot || i >= buf->chan->pages_per_subbuf)
 		return NULL;
-	fresh = lrb_port_alloc_page(lrb_port_cpu_node(buf->cpu));
+	fresh = __lrb_port_alloc_page(__lrb_port_cpu_node(buf->cpu));
 	if (!fresh)
 		return NULL;
 	old = sb->pages[i];
 	sb->pages[i] = fresh;
-	lrb_port_disown_page(old);
+	__lrb_port_disown_page(old);
 	return old;
 }
 EXPORT_SYMBOL_GPL(lrb_subbuf_steal_page);
@@ -335,9 +335,9 @@ EXPORT_SYMBOL_GPL(lrb_subbuf_steal_page);
 void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 		   unsigned long *produced)
 {
-	*consumed = lrb_atomic_read(&buf->consumed);
+	*consumed = __lrb_atomic_read(&buf->consumed);
 	/* where the next record starts: the last one may end short of it */
-	*produced = lrb_align(lrb_write_pos(lrb_v_read(lrb_per_cpu(buf->chan->cfg),
+	*produced = lrb_align(lrb_write_pos(__lrb_v_read(__lrb_per_cpu(buf->chan->cfg),
 						       &buf->offset))) &
 		    LRB_POS_MASK;
 }
@@ -370,7 +370,7 @@ EXPORT_SYMBOL_GPL(lrb_subbuf_copy);
  */
 void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats)
 {
-	bool per_cpu = lrb_per_cpu(buf->chan->cfg);
+	bool per_cpu = __lrb_per_cpu(buf->chan->cfg);
 	unsigned long consumed, produced;
 
 	lrb_positions(buf, &consumed, &produced);
@@ -379,11 +379,11 @@ void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats)
 			  consumed;
 	stats->produced = ((u64)lrb_pos_pass(buf, produced) << LRB_POS_BITS) +
 			  produced;
-	stats->records = lrb_v_read(per_cpu, &buf->records);
-	stats->lost_full = lrb_v_read(per_cpu, &buf->lost_full);
-	stats->lost_wrap = lrb_v_read(per_cpu, &buf->lost_wrap);
-	stats->lost_big = lrb_v_read(per_cpu, &buf->lost_big);
-	stats->lost_nest = lrb_v_read(per_cpu, &buf->lost_nest);
-	stats->lost_packets = lrb_atomic_read(&buf->lost_packets);
+	stats->records = __lrb_v_read(per_cpu, &buf->records);
+	stats->lost_full = __lrb_v_read(per_cpu, &buf->lost_full);
+	stats->lost_wrap = __lrb_v_read(per_cpu, &buf->lost_wrap);
+	stats->lost_big = __lrb_v_read(per_cpu, &buf->lost_big);
+	stats->lost_nest = __lrb_v_read(per_cpu, &buf->lost_nest);
+	stats->lost_packets = __lrb_atomic_read(&buf->lost_packets);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_stats);

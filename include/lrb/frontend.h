@@ -181,7 +181,7 @@ static __always_inline unsigned long lrb_claim(struct lrb_buf *buf,
 	const struct lrb_chan *chan = buf->chan;
 	unsigned long idx = lrb_subbuf_index(chan, pos);
 	unsigned long lap = lrb_lap(chan, pos);
-	unsigned long w = lrb_atomic_read(&buf->wsb[idx]);
+	unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
 	if (unlikely((w & ~LRB_SLOT_MASK) != lap << LRB_WSB_TAG_SHIFT))
 		return lrb_claim_slow(buf, idx, lap);
@@ -226,7 +226,7 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 				       struct lrb_chan *chan,
 				       struct lrb_ctx *ctx, u32 id, u32 len)
 {
-	bool per_cpu = lrb_per_cpu(cfg);
+	bool per_cpu = __lrb_per_cpu(cfg);
 	unsigned long offset, prev, begin, end;
 	struct lrb_buf *buf;
 	u32 header_len;
@@ -234,9 +234,9 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 
 	if (unlikely(!len))
 		return -EINVAL;
-	lrb_port_writer_begin();
+	__lrb_port_writer_begin();
 	buf = lrb_chan_buf(cfg, chan);
-	if (unlikely(lrb_port_nesting_inc() > LRB_MAX_NESTING)) {
+	if (unlikely(__lrb_port_nesting_inc() > LRB_MAX_NESTING)) {
 		ret = lrb_nesting_exceeded(buf);
 		goto fail;
 	}
@@ -245,7 +245,7 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	ctx->id = id;
 	ctx->len = len;
 
-	offset = lrb_v_read(per_cpu, &buf->offset);
+	offset = __lrb_v_read(per_cpu, &buf->offset);
 	LRB_TEST_HOOK(AFTER_READ_POS, ctx);
 	prev = lrb_write_pos(offset);
 	begin = lrb_align(prev);
@@ -258,13 +258,13 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 		goto slow;
 	ctx->tsc = cfg->cb.clock_read();
 	header_len = lrb_header_len(cfg, id,
-				    ctx->tsc - lrb_v64_read(per_cpu, &buf->last_tsc));
+				    ctx->tsc - __lrb_v64_read(per_cpu, &buf->last_tsc));
 	end = begin + header_len + len;
 	/* the slot must end inside this sub-buffer, not on its boundary */
 	if (unlikely((begin ^ lrb_align(end)) >> chan->subbuf_order))
 		goto slow;
 	ctx->gen = offset & LRB_OFFSET_GEN_MASK;
-	if (unlikely(lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
+	if (unlikely(__lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
 				   end | ctx->gen) != offset))
 		goto slow;
 	ctx->prev = prev;
@@ -279,8 +279,8 @@ slow:
 	if (likely(!ret))
 		return 0;
 fail:
-	lrb_port_nesting_dec();
-	lrb_port_writer_end();
+	__lrb_port_nesting_dec();
+	__lrb_port_writer_end();
 	return ret;
 }
 
@@ -310,18 +310,18 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	 * every value stored here precedes, in buffer order, any writer that
 	 * reads it, so the choice of header errs only towards the full form.
 	 */
-	lrb_v64_set(lrb_per_cpu(cfg), &buf->last_tsc, ctx->tsc);
-	lrb_v_inc(lrb_per_cpu(cfg), &buf->records);
+	__lrb_v64_set(__lrb_per_cpu(cfg), &buf->last_tsc, ctx->tsc);
+	__lrb_v_inc(__lrb_per_cpu(cfg), &buf->records);
 	/* the record's bytes before the count that publishes them */
 	smp_wmb();
 	LRB_TEST_HOOK(BEFORE_COMMIT_ADD, ctx);
-	cc = lrb_v_add_return(lrb_per_cpu(cfg), slot_end - ctx->begin,
+	cc = __lrb_v_add_return(__lrb_per_cpu(cfg), slot_end - ctx->begin,
 			      &buf->commit[lrb_subbuf_index(chan, ctx->begin)]);
 	LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
 	if (unlikely(lrb_commit_done(chan, cc, lrb_lap(chan, ctx->begin) + 1)))
 		lrb_deliver(buf, ctx->begin);
-	lrb_port_nesting_dec();
-	lrb_port_writer_end();
+	__lrb_port_nesting_dec();
+	__lrb_port_writer_end();
 }
 
 /**
@@ -342,11 +342,11 @@ static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
 	/* the end is not wrapped, the write position after it is */
 	unsigned long offset = (ctx->end & LRB_POS_MASK) | ctx->gen;
 
-	if (lrb_v_cmpxchg(lrb_per_cpu(cfg), &ctx->buf->offset, offset,
+	if (__lrb_v_cmpxchg(__lrb_per_cpu(cfg), &ctx->buf->offset, offset,
 			  ctx->prev | gen) != offset)
 		return -EBUSY;
-	lrb_port_nesting_dec();
-	lrb_port_writer_end();
+	__lrb_port_nesting_dec();
+	__lrb_port_writer_end();
 	return 0;
 }
 

@@ -2,8 +2,8 @@
 /*
  * lrb KUnit: allocation failure at every allocation point of channel
  * creation, through the port layer's test hook
- * (lrb_port_fail_alloc_after()): each failing creation returns -ENOMEM
- * and frees everything it had allocated (lrb_port_live_allocs()), and the
+ * (__lrb_port_fail_alloc_after()): each failing creation returns -ENOMEM
+ * and frees everything it had allocated (__lrb_port_live_allocs()), and the
  * channel created once every allocation succeeds works. Also the largest
  * geometries.
  */
@@ -42,7 +42,7 @@ static void alloc_fail_everywhere(struct kunit *test)
 	unsigned long nr_pages = (ALLOC_NUM_SUBBUF +
 				  (cfg->mode == LRB_MODE_OVERWRITE)) *
 				 (ALLOC_SUBBUF / PAGE_SIZE);
-	long base = lrb_port_live_allocs(), before, n, first_leak = -1;
+	long base = __lrb_port_live_allocs(), before, n, first_leak = -1;
 	unsigned long enomem = 0, leaks = 0, other = 0, read = 0, i;
 	struct lrbk_model *m = lrbk_model_new(test, 32, false);
 	struct lrb_chan *chan = NULL;
@@ -50,18 +50,18 @@ static void alloc_fail_everywhere(struct kunit *test)
 	int ret = -1;
 
 	for (n = 0; n < 1000000; n++) {
-		before = lrb_port_live_allocs();
+		before = __lrb_port_live_allocs();
 		chan = NULL;
-		lrb_port_fail_alloc_after(n);
+		__lrb_port_fail_alloc_after(n);
 		ret = lrb_channel_create(cfg, &attr, &chan);
-		lrb_port_fail_alloc_after(-1);
+		__lrb_port_fail_alloc_after(-1);
 		if (!ret)
 			break;
 		if (ret == -ENOMEM)
 			enomem++;
 		else
 			other++;
-		if (lrb_port_live_allocs() != before) {
+		if (__lrb_port_live_allocs() != before) {
 			if (first_leak < 0)
 				first_leak = n;
 			leaks++;
@@ -76,7 +76,7 @@ static void alloc_fail_everywhere(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (unsigned long)n,
 			2 + nr_bufs * (nr_pages + 3 +
 				       (cfg->mode == LRB_MODE_OVERWRITE)));
-	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs() - base, n);
+	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs() - base, n);
 	kunit_info(test, "%u buffers: %ld allocation points, all failed cleanly",
 		   nr_bufs, n);
 
@@ -97,16 +97,16 @@ static void alloc_fail_everywhere(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, read, 20UL);
 	KUNIT_EXPECT_EQ(test, m->next, m->n);
 	lrb_channel_destroy(chan);
-	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), base);
+	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), base);
 
 	/* failing later than the last allocation changes nothing */
-	lrb_port_fail_alloc_after(n + 1);
+	__lrb_port_fail_alloc_after(n + 1);
 	ret = lrb_channel_create(cfg, &attr, &chan);
-	lrb_port_fail_alloc_after(-1);
+	__lrb_port_fail_alloc_after(-1);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	if (!ret)
 		lrb_channel_destroy(chan);
-	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), base);
+	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), base);
 }
 
 /*
@@ -127,7 +127,7 @@ static void max_geometry(struct kunit *test)
 	struct lrb_chan_attr attr = { .num_subbuf = 2, .nr_cpus = 1 };
 	unsigned long max_sb = 1UL << (MAX_BUF_ORDER - 1);
 	unsigned long max_num = 1UL << (MAX_BUF_ORDER - LRB_PAGE_SHIFT);
-	long before = lrb_port_live_allocs();
+	long before = __lrb_port_live_allocs();
 	struct lrb_chan *chan = NULL;
 	u64 v = 1;
 	int ret;
@@ -138,16 +138,16 @@ static void max_geometry(struct kunit *test)
 		max_num = LRB_MAX_NUM_SUBBUF;
 
 	attr.subbuf_size = max_sb;
-	lrb_port_fail_alloc_after(0);
+	__lrb_port_fail_alloc_after(0);
 	ret = lrb_channel_create(&cfg_dgc, &attr, &chan);
-	lrb_port_fail_alloc_after(-1);
+	__lrb_port_fail_alloc_after(-1);
 	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
-	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), before);
+	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), before);
 
 	attr.subbuf_size = 2 * max_sb;
-	lrb_port_fail_alloc_after(0);
+	__lrb_port_fail_alloc_after(0);
 	ret = lrb_channel_create(&cfg_dgc, &attr, &chan);
-	lrb_port_fail_alloc_after(-1);
+	__lrb_port_fail_alloc_after(-1);
 	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 
 	/* the largest ring of one-page sub-buffers */
@@ -160,13 +160,13 @@ static void max_geometry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	if (!ret) {
 		KUNIT_EXPECT_EQ(test, 1UL << chan->num_subbuf_order, max_num);
-		KUNIT_EXPECT_EQ(test, lrb_port_live_allocs() - before,
+		KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs() - before,
 				3L + 2 + (long)max_num);
 		KUNIT_EXPECT_EQ(test, lrb_event_write(&cfg_dgc, chan, 1, &v, 8),
 				0);
 		lrb_channel_destroy(chan);
 	}
-	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), before);
+	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), before);
 }
 
 static int lrb_alloc_init(struct kunit *test)
@@ -177,7 +177,7 @@ static int lrb_alloc_init(struct kunit *test)
 
 static void lrb_alloc_exit(struct kunit *test)
 {
-	lrb_port_fail_alloc_after(-1);
+	__lrb_port_fail_alloc_after(-1);
 }
 
 static struct kunit_case lrb_alloc_cases[] = {

@@ -75,7 +75,7 @@ static void create_variants(struct kunit *test)
 		.stream_id = 42,
 		.priv = &marker,
 	};
-	long allocs = lrb_port_live_allocs();
+	long allocs = __lrb_port_live_allocs();
 	struct lrb_chan *chan = NULL;
 	struct lrb_buf *buf, *wb;
 	struct lrbk_model *m;
@@ -97,7 +97,7 @@ static void create_variants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, chan->pages_per_subbuf, SB16K / PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, chan->stream_id, 42);
 	KUNIT_EXPECT_PTR_EQ(test, chan->priv, (void *)&marker);
-	KUNIT_EXPECT_GT(test, lrb_port_live_allocs(), allocs);
+	KUNIT_EXPECT_GT(test, __lrb_port_live_allocs(), allocs);
 	KUNIT_EXPECT_NULL(test, lrb_channel_buf(chan, chan->nr_bufs));
 	for (i = 0; i < chan->nr_bufs; i++) {
 		buf = lrb_channel_buf(chan, i);
@@ -151,7 +151,7 @@ static void create_variants(struct kunit *test)
 		lrb_reader_close(buf);
 	}
 	lrb_channel_destroy(chan);
-	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), allocs);
+	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), allocs);
 }
 
 /* Buffer counts relative to nr_cpu_ids in geometry cases. */
@@ -309,7 +309,7 @@ static void bad_geometry(struct kunit *test)
 			.num_subbuf = g->num_subbuf,
 			.stream_id = 1,
 		};
-		long before = lrb_port_live_allocs();
+		long before = __lrb_port_live_allocs();
 		struct lrb_chan *chan = NULL;
 		int ret, want = g->ret;
 
@@ -326,11 +326,11 @@ static void bad_geometry(struct kunit *test)
 		ret = lrb_channel_create(g->cfg, &attr, &chan);
 		KUNIT_EXPECT_EQ_MSG(test, ret, want, "case: %s", g->what);
 		if (!ret) {
-			KUNIT_EXPECT_GT_MSG(test, lrb_port_live_allocs(), before,
+			KUNIT_EXPECT_GT_MSG(test, __lrb_port_live_allocs(), before,
 					    "case: %s", g->what);
 			lrb_channel_destroy(chan);
 		}
-		KUNIT_EXPECT_EQ_MSG(test, lrb_port_live_allocs(), before,
+		KUNIT_EXPECT_EQ_MSG(test, __lrb_port_live_allocs(), before,
 				    "case: %s", g->what);
 	}
 }
@@ -1523,17 +1523,17 @@ static void steal_page(struct kunit *test)
 	lrbk_check_packet(&d, &sb);
 	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, data, size), 0);
 	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, pages));
-	allocs = lrb_port_live_allocs();
-	lrb_port_fail_alloc_after(0);
+	allocs = __lrb_port_live_allocs();
+	__lrb_port_fail_alloc_after(0);
 	page = lrb_subbuf_steal_page(buf, &sb, 1);
-	lrb_port_fail_alloc_after(-1);
+	__lrb_port_fail_alloc_after(-1);
 	KUNIT_EXPECT_NULL(test, page);
-	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), allocs);
+	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), allocs);
 
 	page = lrb_subbuf_steal_page(buf, &sb, 1);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	/* the ring owns as many pages as before; the stolen one is ours */
-	KUNIT_EXPECT_EQ(test, lrb_port_live_allocs(), allocs);
+	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), allocs);
 	KUNIT_EXPECT_EQ(test, memcmp(page, data + PAGE_SIZE, PAGE_SIZE), 0);
 	memset(copy, 0x5a, size);
 	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, copy, size), 0);

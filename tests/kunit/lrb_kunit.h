@@ -27,8 +27,8 @@
 #include "../common/payload.h"
 
 /* Test hooks of lib/port_kernel.c (CONFIG_LRB_KUNIT_TEST). */
-void lrb_port_fail_alloc_after(long n);
-long lrb_port_live_allocs(void);
+void __lrb_port_fail_alloc_after(long n);
+long __lrb_port_live_allocs(void);
 
 /*
  * A per-CPU channel needs exactly nr_cpu_ids buffers in the kernel; the

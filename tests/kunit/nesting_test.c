@@ -200,7 +200,7 @@ void lrb_test_hook(enum lrb_test_point point, struct lrb_ctx *ctx)
 
 	if (!p || point != p->point)
 		return;
-	depth = this_cpu_read(lrb_nesting);
+	depth = this_cpu_read(__lrb_nesting);
 	if (depth < p->from || depth > p->to || (p->fired & BIT(depth)))
 		return;
 	p->fired |= BIT(depth);
@@ -469,7 +469,7 @@ static void hook_nesting_limit(struct kunit *test)
 	}
 	lrbk_check_lost(test, e.buf, 0, 0, 1);
 	/* the depth is back to 0: a writer is not refused any more */
-	KUNIT_EXPECT_EQ(test, this_cpu_read(lrb_nesting), 0);
+	KUNIT_EXPECT_EQ(test, this_cpu_read(__lrb_nesting), 0);
 	env_check_all(test, &e);
 	KUNIT_EXPECT_EQ(test, e.d.records, 2UL + LRB_MAX_NESTING);
 	KUNIT_EXPECT_EQ(test, e.d.last_discarded, 1ULL);
@@ -612,7 +612,7 @@ static void irq_write(struct irq_writer *w)
 		w->context_ok = in_serving_softirq() && !in_hardirq();
 	else
 		w->context_ok = in_hardirq();
-	w->depth = this_cpu_read(lrb_nesting);
+	w->depth = this_cpu_read(__lrb_nesting);
 	w->cpu = smp_processor_id();
 	for (k = 0; k < w->nr; k++)
 		rec_write(w->rs, w->depth + 1, NESTED_ID, w->len, 2000 + k);

@@ -395,7 +395,7 @@ static void st_irq_write(struct st_cpu *c, int cx)
 	struct st_stats *st = &c->st[cx];
 	int n, i;
 
-	if (this_cpu_read(lrb_nesting))
+	if (this_cpu_read(__lrb_nesting))
 		st->nested++;
 	n = 1 + (u32)stress_rng(&st->rng) % 3;
 	for (i = 0; i < n; i++)

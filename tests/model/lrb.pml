@@ -137,8 +137,8 @@ byte ph_disc[NSLOT];		/* events_discarded, by the closer */
 
 bool ready;			/* lrb_buf_alloc() done */
 bool waiting;			/* the reader is in a test or asleep */
-bool woken;			/* lrb_port_wake() since the test began */
-#define WAKE	if :: waiting -> woken = 1 :: else fi	/* lrb_port_wake() */
+bool woken;			/* __lrb_port_wake() since the test began */
+#define WAKE	if :: waiting -> woken = 1 :: else fi	/* __lrb_port_wake() */
 bool in_irq;			/* CPU 0 runs the interrupt */
 byte done;			/* writers finished */
 /* ghost state for the checks */
@@ -276,7 +276,7 @@ inline lrb_claim_slow(p, sl)
 		sl = W_SLOT(w);
 		break
 	:: else ->
-		d_step {	/* lrb_atomic_cmpxchg(&buf->wsb[idx], w, new) */
+		d_step {	/* __lrb_atomic_cmpxchg(&buf->wsb[idx], w, new) */
 			old = wsb[IDX(p)];
 			if
 			:: old == w -> wsb[IDX(p)] = W_SLOT(w) | W_TAG(LAP(p))
@@ -326,7 +326,7 @@ inline lrb_deliver(p)
 	if
 	:: W_HIGH(w) == W_TAG(LAP(p)) ->
 #endif
-		d_step {	/* and lrb_port_wake(), if it delivered */
+		d_step {	/* and __lrb_port_wake(), if it delivered */
 			if
 			:: wsb[IDX(p)] == w -> wsb[IDX(p)] = w | W_NOREF; WAKE
 			:: else
@@ -338,7 +338,7 @@ inline lrb_deliver(p)
 #endif
 	w = 0
 #else
-	skip	/* lrb_port_wake(): see lrb_get_next_subbuf() */
+	skip	/* __lrb_port_wake(): see lrb_get_next_subbuf() */
 #endif
 }
 
@@ -400,7 +400,7 @@ inline lrb_push_reader(start)
 		c = consumed;
 		do
 		:: want > c ->
-			d_step {	/* lrb_atomic_cmpxchg(&buf->consumed, c, want) */
+			d_step {	/* __lrb_atomic_cmpxchg(&buf->consumed, c, want) */
 				old = consumed;
 				if
 				:: old == c -> consumed = want
@@ -409,7 +409,7 @@ inline lrb_push_reader(start)
 			}
 			if
 			:: old == c ->
-				d_step {	/* and lrb_port_wake() */
+				d_step {	/* and __lrb_port_wake() */
 					lost_packets = lost_packets + ((want - c) >> SB_ORDER);
 					WAKE
 				}
@@ -546,7 +546,7 @@ inline lrb_reserve()
 	:: else
 	fi;
 	gen = GEN(o);
-	d_step {	/* lrb_v_cmpxchg(&buf->offset, o, end | gen) */
+	d_step {	/* __lrb_v_cmpxchg(&buf->offset, o, end | gen) */
 		if
 		:: PLACE(o, OFF(end, gen)); ret = 0
 		:: else -> ret = RETRY
@@ -896,7 +896,7 @@ inline lrb_get_next_subbuf()
 		s = W_SLOT(w);
 		w = 0;
 #endif
-		d_step {	/* lrb_atomic_cmpxchg(&buf->consumed, c, c + S) */
+		d_step {	/* __lrb_atomic_cmpxchg(&buf->consumed, c, c + S) */
 			if
 			:: consumed == c -> consumed = c + S; ret = 0
 			:: else -> ret = RETRY

@@ -323,7 +323,7 @@ static void set_affinity_all(void)
 /* Move the calling thread to another CPU, now (inside a reservation). */
 static void hop(struct writer *w)
 {
-	int cur = (int)lrb_port_cpu(), target, i;
+	int cur = (int)__lrb_port_cpu(), target, i;
 
 	if (nr_allowed < 2)
 		return;
@@ -369,7 +369,7 @@ static __always_inline void write_one(const struct lrb_config *cfg,
 
 	st->attempted++;
 	ctx.buf = NULL;
-	cpu = lrb_port_cpu();
+	cpu = __lrb_port_cpu();
 	ret = lrb_reserve(cfg, w->run->chan, &ctx, rec_id(w->t, seq),
 			  REC_MIN_LEN + blen);
 	if (ret) {
@@ -416,7 +416,7 @@ static __always_inline void write_one(const struct lrb_config *cfg,
 		}
 		st->discard_busy++;
 	}
-	if (lrb_port_cpu() != cpu)
+	if (__lrb_port_cpu() != cpu)
 		st->migrated++;
 	lrb_commit(cfg, &ctx);
 	st->ok++;

@@ -27,8 +27,8 @@
 #include <lrb/decode.h>
 
 /* Port hooks and helpers of lib/port_user.c not (yet) in a public header. */
-void lrb_port_fail_alloc_after(long n);
-long lrb_port_live_allocs(void);
+void __lrb_port_fail_alloc_after(long n);
+long __lrb_port_live_allocs(void);
 int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms);
 
 #ifndef ARRAY_SIZE

@@ -102,30 +102,30 @@ static __always_inline bool lrb_pos_before(unsigned long a, unsigned long b)
  * @wait: reader wakeup state (port layer)
  */
 struct lrb_buf {
-	union lrb_v offset;
-	union lrb_v64 last_tsc;
-	union lrb_v *commit;
-	struct lrb_atomic *wsb;
+	union __lrb_v offset;
+	union __lrb_v64 last_tsc;
+	union __lrb_v *commit;
+	struct __lrb_atomic *wsb;
 	void **pages;
 	struct lrb_chan *chan;
 	unsigned int cpu;
-	union lrb_v lost_full;
-	union lrb_v lost_wrap;
-	union lrb_v lost_big;
-	union lrb_v lost_nest;
-	union lrb_v records;
+	union __lrb_v lost_full;
+	union __lrb_v lost_wrap;
+	union __lrb_v lost_big;
+	union __lrb_v lost_nest;
+	union __lrb_v records;
 	unsigned long pass_lo;
 	unsigned long pass_hi;
 
-	struct lrb_atomic consumed ____cacheline_aligned;
-	struct lrb_atomic lost_packets;
-	struct lrb_atomic reader_busy;
+	struct __lrb_atomic consumed ____cacheline_aligned;
+	struct __lrb_atomic lost_packets;
+	struct __lrb_atomic reader_busy;
 	unsigned long spare;
 	bool holding;
 	bool held_consuming;
 	unsigned long held_pos;
 	unsigned long held_slot;
-	struct lrb_port_wait wait;
+	struct __lrb_port_wait wait;
 };
 
 /**
@@ -249,7 +249,7 @@ static __always_inline struct lrb_buf *lrb_chan_buf(const struct lrb_config *cfg
 
 	if (cfg->alloc == LRB_ALLOC_GLOBAL)
 		return chan->bufs[0];
-	cpu = lrb_port_cpu();
+	cpu = __lrb_port_cpu();
 	if (unlikely(cpu >= chan->nr_bufs))
 		cpu %= chan->nr_bufs;
 	return chan->bufs[cpu];

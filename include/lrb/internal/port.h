@@ -2,7 +2,7 @@
 /*
  * lrb port layer: the one place where the kernel and user-space builds of
  * the core differ. Each side provides the same small set of primitives:
- * writer counters (union lrb_v), shared atomics (struct lrb_atomic), writer
+ * writer counters (union __lrb_v), shared atomics (struct __lrb_atomic), writer
  * context begin/end, the current CPU, per-context nesting depth, reader
  * wakeup state and the default clock. The out-of-line half (allocation,
  * running a function on a CPU, wakeups, grace periods) is declared in

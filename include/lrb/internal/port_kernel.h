@@ -25,34 +25,34 @@
 
 #define LRB_PAGE_SHIFT PAGE_SHIFT
 /* Test hooks of the core (lib/) exist in the KUnit build only. */
-#define LRB_PORT_TEST_HOOKS IS_ENABLED(CONFIG_LRB_KUNIT_TEST)
+#define __LRB_PORT_TEST_HOOKS IS_ENABLED(CONFIG_LRB_KUNIT_TEST)
 
 /**
- * union lrb_v - a counter written by the buffer's writers
+ * union __lrb_v - a counter written by the buffer's writers
  * @l: used when each buffer is written by one CPU (per-CPU allocation)
  * @a: used when all CPUs share the buffer (global allocation)
  */
-union lrb_v {
+union __lrb_v {
 	local_t l;
 	atomic_long_t a;
 };
 
 /**
- * struct lrb_atomic - a value shared between writers and readers
+ * struct __lrb_atomic - a value shared between writers and readers
  * @v: the value
  */
-struct lrb_atomic {
+struct __lrb_atomic {
 	atomic_long_t v;
 };
 
-#define lrb_per_cpu(cfg) ((cfg)->alloc == LRB_ALLOC_PER_CPU)
+#define __lrb_per_cpu(cfg) ((cfg)->alloc == LRB_ALLOC_PER_CPU)
 
-static __always_inline unsigned long lrb_v_read(bool per_cpu, union lrb_v *v)
+static __always_inline unsigned long __lrb_v_read(bool per_cpu, union __lrb_v *v)
 {
 	return per_cpu ? local_read(&v->l) : atomic_long_read(&v->a);
 }
 
-static __always_inline void lrb_v_set(bool per_cpu, union lrb_v *v,
+static __always_inline void __lrb_v_set(bool per_cpu, union __lrb_v *v,
 				      unsigned long x)
 {
 	if (per_cpu)
@@ -61,7 +61,7 @@ static __always_inline void lrb_v_set(bool per_cpu, union lrb_v *v,
 		atomic_long_set(&v->a, x);
 }
 
-static __always_inline void lrb_v_inc(bool per_cpu, union lrb_v *v)
+static __always_inline void __lrb_v_inc(bool per_cpu, union __lrb_v *v)
 {
 	if (per_cpu)
 		local_inc(&v->l);
@@ -69,16 +69,16 @@ static __always_inline void lrb_v_inc(bool per_cpu, union lrb_v *v)
 		atomic_long_inc(&v->a);
 }
 
-static __always_inline unsigned long lrb_v_add_return(bool per_cpu,
+static __always_inline unsigned long __lrb_v_add_return(bool per_cpu,
 						      unsigned long x,
-						      union lrb_v *v)
+						      union __lrb_v *v)
 {
 	return per_cpu ? local_add_return(x, &v->l) :
 			 atomic_long_add_return(x, &v->a);
 }
 
-static __always_inline unsigned long lrb_v_cmpxchg(bool per_cpu,
-						   union lrb_v *v,
+static __always_inline unsigned long __lrb_v_cmpxchg(bool per_cpu,
+						   union __lrb_v *v,
 						   unsigned long old,
 						   unsigned long new)
 {
@@ -87,23 +87,23 @@ static __always_inline unsigned long lrb_v_cmpxchg(bool per_cpu,
 }
 
 /**
- * union lrb_v64 - a 64-bit value written by the buffer's writers (the
+ * union __lrb_v64 - a 64-bit value written by the buffer's writers (the
  *	reference timestamp): 64 bits on 32-bit machines too, where a clock
  *	passes 2^32 nanoseconds after four seconds
  * @l: used with per-CPU allocation
  * @a: used with global allocation
  */
-union lrb_v64 {
+union __lrb_v64 {
 	local64_t l;
 	atomic64_t a;
 };
 
-static __always_inline u64 lrb_v64_read(bool per_cpu, union lrb_v64 *v)
+static __always_inline u64 __lrb_v64_read(bool per_cpu, union __lrb_v64 *v)
 {
 	return per_cpu ? local64_read(&v->l) : atomic64_read(&v->a);
 }
 
-static __always_inline void lrb_v64_set(bool per_cpu, union lrb_v64 *v, u64 x)
+static __always_inline void __lrb_v64_set(bool per_cpu, union __lrb_v64 *v, u64 x)
 {
 	if (per_cpu)
 		local64_set(&v->l, x);
@@ -111,10 +111,10 @@ static __always_inline void lrb_v64_set(bool per_cpu, union lrb_v64 *v, u64 x)
 		atomic64_set(&v->a, x);
 }
 
-#define lrb_atomic_read(a) ((unsigned long)atomic_long_read(&(a)->v))
-#define lrb_atomic_set(a, x) atomic_long_set(&(a)->v, x)
-#define lrb_atomic_add(x, a) atomic_long_add(x, &(a)->v)
-#define lrb_atomic_cmpxchg(a, old, new) \
+#define __lrb_atomic_read(a) ((unsigned long)atomic_long_read(&(a)->v))
+#define __lrb_atomic_set(a, x) atomic_long_set(&(a)->v, x)
+#define __lrb_atomic_add(x, a) atomic_long_add(x, &(a)->v)
+#define __lrb_atomic_cmpxchg(a, old, new) \
 	((unsigned long)atomic_long_cmpxchg(&(a)->v, old, new))
 
 /*
@@ -122,22 +122,22 @@ static __always_inline void lrb_v64_set(bool per_cpu, union lrb_v64 *v, u64 x)
  * stays on the CPU whose buffer it writes and channel teardown can wait for
  * it with synchronize_rcu().
  */
-static __always_inline void lrb_port_writer_begin(void)
+static __always_inline void __lrb_port_writer_begin(void)
 {
 	preempt_disable_notrace();
 }
 
-static __always_inline void lrb_port_writer_end(void)
+static __always_inline void __lrb_port_writer_end(void)
 {
 	preempt_enable_notrace();
 }
 
-static __always_inline unsigned int lrb_port_cpu(void)
+static __always_inline unsigned int __lrb_port_cpu(void)
 {
 	return smp_processor_id();
 }
 
-DECLARE_PER_CPU(int, lrb_nesting);
+DECLARE_PER_CPU(int, __lrb_nesting);
 
 /*
  * Depth of lrb writers on this CPU, counting the caller. Preemption is off
@@ -146,22 +146,22 @@ DECLARE_PER_CPU(int, lrb_nesting);
  * the interrupt masking of this_cpu ops on architectures without a
  * one-instruction form of them (UML among them).
  */
-static __always_inline int lrb_port_nesting_inc(void)
+static __always_inline int __lrb_port_nesting_inc(void)
 {
-	return raw_cpu_inc_return(lrb_nesting);
+	return raw_cpu_inc_return(__lrb_nesting);
 }
 
-static __always_inline void lrb_port_nesting_dec(void)
+static __always_inline void __lrb_port_nesting_dec(void)
 {
-	raw_cpu_dec(lrb_nesting);
+	raw_cpu_dec(__lrb_nesting);
 }
 
 /**
- * struct lrb_port_wait - how writers wake a buffer's readers
+ * struct __lrb_port_wait - how writers wake a buffer's readers
  * @work: irq_work queued by the delivering writer; safe from NMI
  * @wq: readers sleep here
  */
-struct lrb_port_wait {
+struct __lrb_port_wait {
 	struct irq_work work;
 	wait_queue_head_t wq;
 };

@@ -67,29 +67,29 @@ typedef int64_t s64;
 #define BIT(nr) (1UL << (nr))
 #define EXPORT_SYMBOL_GPL(sym)
 /* Test hooks of the core (lib/): liblrb always has them, as port_user.c. */
-#define LRB_PORT_TEST_HOOKS 1
+#define __LRB_PORT_TEST_HOOKS 1
 
 /* Buffers are made of 4 KiB units, allocated one by one like kernel pages. */
 #define LRB_PAGE_SHIFT 12
 #define PAGE_SIZE BIT(LRB_PAGE_SHIFT)
 
 /**
- * union lrb_v - a counter written by the buffer's writers
+ * union __lrb_v - a counter written by the buffer's writers
  * @v: the value, always updated with atomic operations in user space
  */
-union lrb_v {
+union __lrb_v {
 	unsigned long v;
 };
 
 /**
- * struct lrb_atomic - a value shared between writers and readers
+ * struct __lrb_atomic - a value shared between writers and readers
  * @v: the value
  */
-struct lrb_atomic {
+struct __lrb_atomic {
 	unsigned long v;
 };
 
-#define lrb_per_cpu(cfg) ((cfg)->alloc == LRB_ALLOC_PER_CPU)
+#define __lrb_per_cpu(cfg) ((cfg)->alloc == LRB_ALLOC_PER_CPU)
 
 #ifdef __SANITIZE_THREAD__
 #undef uatomic_read
@@ -111,35 +111,35 @@ struct lrb_atomic {
 	})
 #endif
 
-static __always_inline unsigned long lrb_v_read(bool per_cpu, union lrb_v *v)
+static __always_inline unsigned long __lrb_v_read(bool per_cpu, union __lrb_v *v)
 {
 	(void)per_cpu;
 	return uatomic_read(&v->v);
 }
 
-static __always_inline void lrb_v_set(bool per_cpu, union lrb_v *v,
+static __always_inline void __lrb_v_set(bool per_cpu, union __lrb_v *v,
 				      unsigned long x)
 {
 	(void)per_cpu;
 	uatomic_set(&v->v, x);
 }
 
-static __always_inline void lrb_v_inc(bool per_cpu, union lrb_v *v)
+static __always_inline void __lrb_v_inc(bool per_cpu, union __lrb_v *v)
 {
 	(void)per_cpu;
 	uatomic_add(&v->v, 1);
 }
 
-static __always_inline unsigned long lrb_v_add_return(bool per_cpu,
+static __always_inline unsigned long __lrb_v_add_return(bool per_cpu,
 						      unsigned long x,
-						      union lrb_v *v)
+						      union __lrb_v *v)
 {
 	(void)per_cpu;
 	return uatomic_add_return(&v->v, x);
 }
 
-static __always_inline unsigned long lrb_v_cmpxchg(bool per_cpu,
-						   union lrb_v *v,
+static __always_inline unsigned long __lrb_v_cmpxchg(bool per_cpu,
+						   union __lrb_v *v,
 						   unsigned long old,
 						   unsigned long new)
 {
@@ -148,44 +148,44 @@ static __always_inline unsigned long lrb_v_cmpxchg(bool per_cpu,
 }
 
 /**
- * union lrb_v64 - a 64-bit value written by the buffer's writers (the
+ * union __lrb_v64 - a 64-bit value written by the buffer's writers (the
  *	reference timestamp), 64 bits on 32-bit machines too
  * @v: the value, loaded and stored whole
  */
-union lrb_v64 {
+union __lrb_v64 {
 	u64 v;
 };
 
-static __always_inline u64 lrb_v64_read(bool per_cpu, union lrb_v64 *v)
+static __always_inline u64 __lrb_v64_read(bool per_cpu, union __lrb_v64 *v)
 {
 	(void)per_cpu;
 	return __atomic_load_n(&v->v, __ATOMIC_RELAXED);
 }
 
-static __always_inline void lrb_v64_set(bool per_cpu, union lrb_v64 *v, u64 x)
+static __always_inline void __lrb_v64_set(bool per_cpu, union __lrb_v64 *v, u64 x)
 {
 	(void)per_cpu;
 	__atomic_store_n(&v->v, x, __ATOMIC_RELAXED);
 }
 
-#define lrb_atomic_read(a) uatomic_read(&(a)->v)
-#define lrb_atomic_set(a, x) uatomic_set(&(a)->v, x)
-#define lrb_atomic_add(x, a) uatomic_add(&(a)->v, x)
-#define lrb_atomic_cmpxchg(a, old, new) uatomic_cmpxchg(&(a)->v, old, new)
+#define __lrb_atomic_read(a) uatomic_read(&(a)->v)
+#define __lrb_atomic_set(a, x) uatomic_set(&(a)->v, x)
+#define __lrb_atomic_add(x, a) uatomic_add(&(a)->v, x)
+#define __lrb_atomic_cmpxchg(a, old, new) uatomic_cmpxchg(&(a)->v, old, new)
 
-static __always_inline void lrb_port_writer_begin(void)
+static __always_inline void __lrb_port_writer_begin(void)
 {
 	urcu_bp_read_lock();
 }
 
-static __always_inline void lrb_port_writer_end(void)
+static __always_inline void __lrb_port_writer_end(void)
 {
 	urcu_bp_read_unlock();
 }
 
-unsigned int lrb_port_cpu_slow(void);
+unsigned int __lrb_port_cpu_slow(void);
 
-static __always_inline unsigned int lrb_port_cpu(void)
+static __always_inline unsigned int __lrb_port_cpu(void)
 {
 	const struct rseq *rs;
 	int cpu;
@@ -194,33 +194,33 @@ static __always_inline unsigned int lrb_port_cpu(void)
 				   __rseq_offset);
 	cpu = (int)READ_ONCE(rs->cpu_id);
 	if (unlikely(__rseq_size == 0 || cpu < 0))
-		return lrb_port_cpu_slow();
+		return __lrb_port_cpu_slow();
 	return cpu;
 }
 
-extern __thread int lrb_nesting __attribute__((tls_model("initial-exec")));
+extern __thread int __lrb_nesting __attribute__((tls_model("initial-exec")));
 
 /* Depth of lrb writers on this thread (signal handlers nest), with caller. */
-static __always_inline int lrb_port_nesting_inc(void)
+static __always_inline int __lrb_port_nesting_inc(void)
 {
-	int depth = ++lrb_nesting;
+	int depth = ++__lrb_nesting;
 
 	barrier();
 	return depth;
 }
 
-static __always_inline void lrb_port_nesting_dec(void)
+static __always_inline void __lrb_port_nesting_dec(void)
 {
 	barrier();
-	lrb_nesting--;
+	__lrb_nesting--;
 }
 
 /**
- * struct lrb_port_wait - how writers wake a buffer's readers
+ * struct __lrb_port_wait - how writers wake a buffer's readers
  * @seq: futex word, bumped by every delivery
  * @waiters: readers sleeping on @seq; writers skip the syscall when zero
  */
-struct lrb_port_wait {
+struct __lrb_port_wait {
 	int seq;
 	int waiters;
 };
@@ -263,7 +263,7 @@ int lrb_thread_init(void);
 int lrb_possible_cpus(void);
 struct lrb_buf;
 int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms);
-void lrb_port_fail_alloc_after(long n);
-long lrb_port_live_allocs(void);
+void __lrb_port_fail_alloc_after(long n);
+long __lrb_port_live_allocs(void);
 
 #endif /* _LRB_PORT_USER_H */

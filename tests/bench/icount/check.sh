@@ -16,7 +16,7 @@
 #                                           and print its costliest lines
 #
 # Valgrind has no rseq, so there the CPU number comes from sched_getcpu()
-# (lrb_port_cpu_slow()) instead of one load: that call is left out of the
+# (__lrb_port_cpu_slow()) instead of one load: that call is left out of the
 # counts (--toggle-collect), so that they stay close to the native path.
 set -euo pipefail
 
@@ -56,7 +56,7 @@ fi
 rm -f "$out"/callgrind.out*
 # One dump per configuration, in plain names and line numbers for lines.awk.
 valgrind=(valgrind --tool=callgrind --collect-atstart=no
-	  --toggle-collect=lrb_port_cpu_slow
+	  --toggle-collect=__lrb_port_cpu_slow
 	  --compress-strings=no --compress-pos=no
 	  --callgrind-out-file="$out/callgrind.out")
 if ! "${valgrind[@]}" "$prog" >"$out/cases.tsv" 2>"$out/valgrind.log"; then
@@ -91,7 +91,7 @@ if [ -n "$update" ]; then
 	{
 		echo "# Instruction counts per record of lrb's user-space fast path: callgrind's"
 		echo "# Ir of the writing loop of $here/icount.c divided by its records"
-		echo "# (lrb_port_cpu_slow() left out: valgrind has no rseq)."
+		echo "# (__lrb_port_cpu_slow() left out: valgrind has no rseq)."
 		echo "# Written by: $here/check.sh --update"
 		echo "# date: $(date -u +%F)"
 		echo "# toolchain: $toolchain"

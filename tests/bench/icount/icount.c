@@ -10,7 +10,7 @@
  * would in any run and count with the records. The discard configuration
  * drains its buffer between batches, from the same thread and uncounted.
  * No timing and no randomness: the counts depend only on the code.
- * check.sh also leaves lrb_port_cpu_slow() out (--toggle-collect), which
+ * check.sh also leaves __lrb_port_cpu_slow() out (--toggle-collect), which
  * replaces the rseq load under valgrind.
  *
  * Prints, per configuration, "key<TAB>records<TAB>label" for
@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 	}
 	/* one buffer for the whole run: a migration would change the path */
 	CPU_ZERO(&cpu);
-	CPU_SET(lrb_port_cpu_slow(), &cpu);
+	CPU_SET(__lrb_port_cpu_slow(), &cpu);
 	if (sched_setaffinity(0, sizeof(cpu), &cpu)) {
 		perror("icount: cannot pin the thread to its CPU (sched_setaffinity); run it where affinity can be set");
 		return 1;

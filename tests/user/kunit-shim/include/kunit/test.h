@@ -61,7 +61,7 @@
 #define max_t(t, a, b) max((t)(a), (t)(b))
 #define BITS_PER_LONG (__SIZEOF_LONG__ * 8)
 #define GENMASK(h, l) ((~0UL << (l)) & (~0UL >> (BITS_PER_LONG - 1 - (h))))
-/* The user port's lrb_nesting is per thread, which is what it reads. */
+/* The user port's __lrb_nesting is per thread, which is what it reads. */
 #define this_cpu_read(var) (var)
 #define GFP_KERNEL 0
 #define MODULE_LICENSE(s)
