@@ -319,7 +319,7 @@ static unsigned long lrb_kb_mmap_len(struct lrb_kbuf *kb)
 {
 	struct lrb_chan *chan = lrb_kb_chan(kb);
 
-	return lrb_nr_slots(chan) * chan->subbuf_size;
+	return __lrb_nr_slots(chan) * chan->subbuf_size;
 }
 
 static int lrb_cpu_mmap(struct file *file, struct vm_area_struct *vma)

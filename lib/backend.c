@@ -18,7 +18,7 @@
  */
 struct lrb_buf *lrb_buf_alloc(struct lrb_chan *chan, unsigned int cpu)
 {
-	unsigned long nr_pages = lrb_nr_slots(chan) * chan->pages_per_subbuf;
+	unsigned long nr_pages = __lrb_nr_slots(chan) * chan->pages_per_subbuf;
 	int node = __lrb_port_cpu_node(cpu);
 	struct lrb_buf *buf;
 	unsigned long i;
@@ -65,7 +65,7 @@ void lrb_buf_free(struct lrb_buf *buf)
 	unsigned long i, nr_pages;
 
 	if (buf->pages) {
-		nr_pages = lrb_nr_slots(buf->chan) * buf->chan->pages_per_subbuf;
+		nr_pages = __lrb_nr_slots(buf->chan) * buf->chan->pages_per_subbuf;
 		for (i = 0; i < nr_pages && buf->pages[i]; i++)
 			__lrb_port_free_page(buf->pages[i]);
 	}

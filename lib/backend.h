@@ -13,6 +13,6 @@ void lrb_pages_fill(void *const *pages, unsigned long offset, const void *src,
 		    unsigned long len);
 
 /* Test hook (__LRB_PORT_TEST_HOOKS); the tests declare it too. */
-int lrb_channel_start_at(struct lrb_chan *chan, u64 pos);
+int __lrb_channel_start_at(struct lrb_chan *chan, u64 pos);
 
 #endif /* _LRB_LIB_BACKEND_H */

@@ -169,33 +169,33 @@ static void lrb_buf_start_at(struct lrb_buf *buf, unsigned long pos,
 {
 	const struct lrb_chan *chan = buf->chan;
 	bool per_cpu = __lrb_per_cpu(chan->cfg);
-	unsigned long first = lrb_subbuf_index(chan, pos);
-	unsigned long ring = pos & ~(lrb_buf_size(chan) - 1);
+	unsigned long first = __lrb_subbuf_index(chan, pos);
+	unsigned long ring = pos & ~(__lrb_buf_size(chan) - 1);
 	unsigned long i, next, lap;
 
 	__lrb_v_set(per_cpu, &buf->offset, pos);
 	__lrb_atomic_set(&buf->consumed, pos);
 	for (i = 0; i < chan->num_subbuf; i++) {
 		/* where, and so in which lap, writers write sub-buffer i next */
-		next = lrb_pos_add(ring, i << chan->subbuf_order);
+		next = __lrb_pos_add(ring, i << chan->subbuf_order);
 		if (i < first)
-			next = lrb_pos_add(next, lrb_buf_size(chan));
-		lap = lrb_lap(chan, next);
+			next = __lrb_pos_add(next, __lrb_buf_size(chan));
+		lap = __lrb_lap(chan, next);
 		__lrb_v_set(per_cpu, &buf->commit[i], lap << chan->subbuf_order);
 		/* as lrb_buf_alloc() leaves lap 0: claimed, not delivered */
 		if (chan->cfg->mode == LRB_MODE_OVERWRITE)
 			__lrb_atomic_set(&buf->wsb[i],
 				       (__lrb_atomic_read(&buf->wsb[i]) &
-					LRB_SLOT_MASK) |
-					       lap << LRB_WSB_TAG_SHIFT);
+					__LRB_SLOT_MASK) |
+					       lap << __LRB_WSB_TAG_SHIFT);
 	}
 	/* what the openers at the quarters would have recorded */
 	buf->pass_hi = pass;
-	buf->pass_lo = pos > 3 * BIT(LRB_POS_BITS - 2) ? pass + 1 : pass;
+	buf->pass_lo = pos > 3 * BIT(__LRB_POS_BITS - 2) ? pass + 1 : pass;
 }
 
 /**
- * lrb_channel_start_at() - test hook: start a new channel at a position
+ * __lrb_channel_start_at() - test hook: start a new channel at a position
  * @chan: a channel just created: nothing written, no reader
  * @pos: position, counted from creation without wrapping (so up to 2^64
  *	on 64-bit machines and 2^62 on 32-bit ones), of a sub-buffer start
@@ -208,22 +208,22 @@ static void lrb_buf_start_at(struct lrb_buf *buf, unsigned long pos,
  * Return: 0, -EINVAL if @pos is not a sub-buffer start, -EBUSY if a
  * buffer was already written.
  */
-int lrb_channel_start_at(struct lrb_chan *chan, u64 pos)
+int __lrb_channel_start_at(struct lrb_chan *chan, u64 pos)
 {
-	unsigned long wrapped = (unsigned long)pos & LRB_POS_MASK;
+	unsigned long wrapped = (unsigned long)pos & __LRB_POS_MASK;
 	unsigned int i;
 
-	if (lrb_subbuf_offset(chan, wrapped))
+	if (__lrb_subbuf_offset(chan, wrapped))
 		return -EINVAL;
 	for (i = 0; i < chan->nr_bufs; i++)
 		if (__lrb_v_read(__lrb_per_cpu(chan->cfg), &chan->bufs[i]->offset) ||
 		    __lrb_atomic_read(&chan->bufs[i]->reader_busy))
 			return -EBUSY;
 	for (i = 0; i < chan->nr_bufs; i++)
-		lrb_buf_start_at(chan->bufs[i], wrapped, pos >> LRB_POS_BITS);
+		lrb_buf_start_at(chan->bufs[i], wrapped, pos >> __LRB_POS_BITS);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(lrb_channel_start_at);
+EXPORT_SYMBOL_GPL(__lrb_channel_start_at);
 #endif
 
 /**

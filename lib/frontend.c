@@ -37,33 +37,33 @@ unsigned long lrb_buf_lost(struct lrb_buf *buf)
 EXPORT_SYMBOL_GPL(lrb_buf_lost);
 
 /**
- * lrb_nesting_exceeded() - count a record refused for nesting too deep
+ * __lrb_nesting_exceeded() - count a record refused for nesting too deep
  * @buf: buffer of the CPU (or the global buffer)
  *
  * Return: -EBUSY, for lrb_reserve() to return.
  */
-int lrb_nesting_exceeded(struct lrb_buf *buf)
+int __lrb_nesting_exceeded(struct lrb_buf *buf)
 {
 	__lrb_v_inc(lrb_chan_per_cpu(buf->chan), &buf->lost_nest);
 	return -EBUSY;
 }
-EXPORT_SYMBOL_GPL(lrb_nesting_exceeded);
+EXPORT_SYMBOL_GPL(__lrb_nesting_exceeded);
 
 /**
- * lrb_write_slow() - lrb_write() for a copy that crosses pages
+ * __lrb_write_slow() - lrb_write() for a copy that crosses pages
  * @ctx: the reservation
  * @src: bytes to copy
  * @len: how many
  */
-void lrb_write_slow(struct lrb_ctx *ctx, const void *src, size_t len)
+void __lrb_write_slow(struct lrb_ctx *ctx, const void *src, size_t len)
 {
-	lrb_pages_fill(ctx->pages, lrb_subbuf_offset(ctx->chan, ctx->pos), src,
+	lrb_pages_fill(ctx->pages, __lrb_subbuf_offset(ctx->chan, ctx->pos), src,
 		       len);
 }
-EXPORT_SYMBOL_GPL(lrb_write_slow);
+EXPORT_SYMBOL_GPL(__lrb_write_slow);
 
 /**
- * lrb_claim_slow() - mark a sub-buffer as being written in a new lap
+ * __lrb_claim_slow() - mark a sub-buffer as being written in a new lap
  * @buf: the buffer (overwrite mode)
  * @idx: sub-buffer index
  * @lap: lap the caller writes in
@@ -73,50 +73,50 @@ EXPORT_SYMBOL_GPL(lrb_write_slow);
  *
  * Return: the slot whose pages the writer must use.
  */
-unsigned long lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
+unsigned long __lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
 			     unsigned long lap)
 {
-	unsigned long tag = lap << LRB_WSB_TAG_SHIFT;
+	unsigned long tag = lap << __LRB_WSB_TAG_SHIFT;
 	unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
 	for (;;) {
-		unsigned long new = (w & LRB_SLOT_MASK) | tag;
+		unsigned long new = (w & __LRB_SLOT_MASK) | tag;
 		unsigned long old;
 
-		if ((w & ~LRB_SLOT_MASK) == tag)
-			return w & LRB_SLOT_MASK;
+		if ((w & ~__LRB_SLOT_MASK) == tag)
+			return w & __LRB_SLOT_MASK;
 		old = __lrb_atomic_cmpxchg(&buf->wsb[idx], w, new);
 		if (old == w)
-			return new & LRB_SLOT_MASK;
+			return new & __LRB_SLOT_MASK;
 		w = old;
 	}
 }
-EXPORT_SYMBOL_GPL(lrb_claim_slow);
+EXPORT_SYMBOL_GPL(__lrb_claim_slow);
 
 /**
- * lrb_deliver() - hand a fully committed sub-buffer to readers
+ * __lrb_deliver() - hand a fully committed sub-buffer to readers
  * @buf: the buffer
  * @begin: any position inside the sub-buffer, in the lap completed
  *
  * Called by the one commit whose count completed the sub-buffer.
  */
-void lrb_deliver(struct lrb_buf *buf, unsigned long begin)
+void __lrb_deliver(struct lrb_buf *buf, unsigned long begin)
 {
 	const struct lrb_chan *chan = buf->chan;
 
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE) {
-		unsigned long idx = lrb_subbuf_index(chan, begin);
-		unsigned long tag = lrb_lap(chan, begin) << LRB_WSB_TAG_SHIFT;
+		unsigned long idx = __lrb_subbuf_index(chan, begin);
+		unsigned long tag = __lrb_lap(chan, begin) << __LRB_WSB_TAG_SHIFT;
 		unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
 		/* a writer of the next lap may already own it: then skip */
-		if ((w & ~LRB_SLOT_MASK) == tag)
-			__lrb_atomic_cmpxchg(&buf->wsb[idx], w, w | LRB_WSB_NOREF);
+		if ((w & ~__LRB_SLOT_MASK) == tag)
+			__lrb_atomic_cmpxchg(&buf->wsb[idx], w, w | __LRB_WSB_NOREF);
 	}
 	if (chan->cfg->wakeup == LRB_WAKEUP_BY_WRITER)
 		__lrb_port_wake(buf);
 }
-EXPORT_SYMBOL_GPL(lrb_deliver);
+EXPORT_SYMBOL_GPL(__lrb_deliver);
 
 static void lrb_commit_bytes(struct lrb_buf *buf, unsigned long pos,
 			     unsigned long len)
@@ -130,9 +130,9 @@ static void lrb_commit_bytes(struct lrb_buf *buf, unsigned long pos,
 	 */
 	smp_wmb();
 	cc = __lrb_v_add_return(lrb_chan_per_cpu(chan), len,
-			      &buf->commit[lrb_subbuf_index(chan, pos)]);
-	if (lrb_commit_done(chan, cc, lrb_lap(chan, pos) + 1))
-		lrb_deliver(buf, pos);
+			      &buf->commit[__lrb_subbuf_index(chan, pos)]);
+	if (__lrb_commit_done(chan, cc, __lrb_lap(chan, pos) + 1))
+		__lrb_deliver(buf, pos);
 }
 
 /* Pages of the packet at @pos, which a writer of its lap may touch. */
@@ -142,10 +142,10 @@ static void **lrb_writer_pages(struct lrb_buf *buf, unsigned long pos)
 	unsigned long slot;
 
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE)
-		slot = lrb_claim(buf, pos);
+		slot = __lrb_claim(buf, pos);
 	else
-		slot = lrb_subbuf_index(chan, pos);
-	return lrb_slot_pages(chan, buf, slot);
+		slot = __lrb_subbuf_index(chan, pos);
+	return __lrb_slot_pages(chan, buf, slot);
 }
 
 /*
@@ -175,12 +175,12 @@ static void lrb_close_packet(struct lrb_buf *buf, unsigned long old, u64 tsc,
 			     unsigned long discarded)
 {
 	const struct lrb_chan *chan = buf->chan;
-	unsigned long content = lrb_subbuf_offset(chan, old);
-	unsigned long pad = chan->subbuf_size - lrb_align(content);
+	unsigned long content = __lrb_subbuf_offset(chan, old);
+	unsigned long pad = chan->subbuf_size - __lrb_align(content);
 	void **pages = lrb_writer_pages(buf, old);
 
 	lrb_end_packet(buf, pages, content, tsc, discarded);
-	lrb_pages_fill(pages, lrb_align(content), NULL, pad);
+	lrb_pages_fill(pages, __lrb_align(content), NULL, pad);
 	lrb_commit_bytes(buf, old, pad);
 }
 
@@ -188,15 +188,15 @@ static void lrb_close_packet(struct lrb_buf *buf, unsigned long old, u64 tsc,
 static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
 {
 	const struct lrb_chan *chan = buf->chan;
-	unsigned long want = start + chan->subbuf_size - lrb_buf_size(chan);
+	unsigned long want = start + chan->subbuf_size - __lrb_buf_size(chan);
 	unsigned long c = __lrb_atomic_read(&buf->consumed);
 
-	want &= LRB_POS_MASK;
-	while (lrb_pos_before(c, want)) {
+	want &= __LRB_POS_MASK;
+	while (__lrb_pos_before(c, want)) {
 		unsigned long old = __lrb_atomic_cmpxchg(&buf->consumed, c, want);
 
 		if (old == c) {
-			__lrb_atomic_add(lrb_pos_dist(c, want) >> chan->subbuf_order,
+			__lrb_atomic_add(__lrb_pos_dist(c, want) >> chan->subbuf_order,
 				       &buf->lost_packets);
 			/* the new read position may hold a delivered packet */
 			if (chan->cfg->wakeup == LRB_WAKEUP_BY_WRITER)
@@ -225,15 +225,15 @@ static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
  */
 static u64 lrb_packet_seq(struct lrb_buf *buf, unsigned long start)
 {
-	const unsigned long quarter = BIT(LRB_POS_BITS - 2);
+	const unsigned long quarter = BIT(__LRB_POS_BITS - 2);
 	unsigned int order = buf->chan->subbuf_order;
-	unsigned long pass = lrb_pos_pass(buf, start);
+	unsigned long pass = __lrb_pos_pass(buf, start);
 
 	if (start == quarter)
 		WRITE_ONCE(buf->pass_hi, pass);
 	else if (start == 3 * quarter)
 		WRITE_ONCE(buf->pass_lo, pass + 1);
-	return ((u64)pass << (LRB_POS_BITS - order)) + (start >> order);
+	return ((u64)pass << (__LRB_POS_BITS - order)) + (start >> order);
 }
 
 static void lrb_open_packet(struct lrb_buf *buf, unsigned long start, u64 tsc)
@@ -268,12 +268,12 @@ static int lrb_check_space(struct lrb_buf *buf, unsigned long start)
 	unsigned long cc;
 
 	if (chan->cfg->mode == LRB_MODE_DISCARD &&
-	    lrb_pos_dist(__lrb_atomic_read(&buf->consumed), start) >=
-		    lrb_buf_size(chan))
+	    __lrb_pos_dist(__lrb_atomic_read(&buf->consumed), start) >=
+		    __lrb_buf_size(chan))
 		return -ENOBUFS;
 	cc = __lrb_v_read(lrb_chan_per_cpu(chan),
-			&buf->commit[lrb_subbuf_index(chan, start)]);
-	if (!lrb_commit_done(chan, cc, lrb_lap(chan, start)))
+			&buf->commit[__lrb_subbuf_index(chan, start)]);
+	if (!__lrb_commit_done(chan, cc, __lrb_lap(chan, start)))
 		return -EAGAIN;
 	return 0;
 }
@@ -297,7 +297,7 @@ static int lrb_count_lost(struct lrb_buf *buf, int err)
  * @old: that write position
  * @start: the packet to open, if @open_new
  * @begin: position of the record
- * @end: position after the record's payload: 2^LRB_POS_BITS, not wrapped,
+ * @end: position after the record's payload: 2^__LRB_POS_BITS, not wrapped,
  *	for a record that ends exactly where positions wrap
  * @discarded: loss count sampled for the packet closed, if any
  * @header_len: record header bytes
@@ -333,9 +333,9 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	p->offset = __lrb_v_read(per_cpu, &buf->offset);
 	/* what others did before moving it: counters, commit counts */
 	smp_rmb();
-	p->old = lrb_write_pos(p->offset);
+	p->old = __lrb_write_pos(p->offset);
 	ctx->tsc = cfg->cb.clock_read();
-	p->header_len = lrb_header_len(cfg, ctx->id,
+	p->header_len = __lrb_header_len(cfg, ctx->id,
 				       ctx->tsc -
 				       __lrb_v64_read(per_cpu, &buf->last_tsc));
 	/* compared before the sum, which wraps on 32-bit for len near 4 GiB */
@@ -343,13 +343,13 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 		return -EMSGSIZE;
 	rec_len = (unsigned long)p->header_len + ctx->len;
 	/* 0 also when the last record ended the packet on its boundary */
-	used = lrb_subbuf_offset(chan, lrb_align(p->old));
+	used = __lrb_subbuf_offset(chan, __lrb_align(p->old));
 	p->open_new = !used;
 	p->close_old = used && used + rec_len > chan->subbuf_size;
-	p->begin = lrb_align(p->old) & LRB_POS_MASK;
+	p->begin = __lrb_align(p->old) & __LRB_POS_MASK;
 	p->start = p->begin;
 	if (p->close_old) {
-		p->begin = lrb_pos_add(p->old | (chan->subbuf_size - 1), 1);
+		p->begin = __lrb_pos_add(p->old | (chan->subbuf_size - 1), 1);
 		p->open_new = true;
 	}
 	if (p->open_new) {
@@ -372,7 +372,7 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 }
 
 /**
- * lrb_reserve_slow() - reserve a record that needs a sub-buffer switch
+ * __lrb_reserve_slow() - reserve a record that needs a sub-buffer switch
  * @ctx: the reservation: chan, buf, id and len set by lrb_reserve()
  *
  * Handles what the fast path does not: a record that opens a packet, that
@@ -382,7 +382,7 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
  *
  * Return: 0 or a negative error, as lrb_reserve().
  */
-int lrb_reserve_slow(struct lrb_ctx *ctx)
+int __lrb_reserve_slow(struct lrb_ctx *ctx)
 {
 	struct lrb_chan *chan = ctx->chan;
 	struct lrb_buf *buf = ctx->buf;
@@ -394,9 +394,9 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 		ret = lrb_plan_slot(ctx, &p);
 		if (ret < 0)
 			return lrb_count_lost(buf, ret);
-		ctx->gen = p.offset & LRB_OFFSET_GEN_MASK;
+		ctx->gen = p.offset & __LRB_OFFSET_GEN_MASK;
 		if (!ret && __lrb_v_cmpxchg(per_cpu, &buf->offset, p.offset,
-					  (p.end & LRB_POS_MASK) | ctx->gen) ==
+					  (p.end & __LRB_POS_MASK) | ctx->gen) ==
 				    p.offset)
 			break;
 	}
@@ -410,14 +410,14 @@ int lrb_reserve_slow(struct lrb_ctx *ctx)
 	ctx->begin = p.begin;
 	ctx->end = p.end;
 	/* a record ending on the boundary closes its packet: no padding */
-	if (!lrb_subbuf_offset(chan, lrb_align(p.end)))
+	if (!__lrb_subbuf_offset(chan, __lrb_align(p.end)))
 		lrb_end_packet(buf, lrb_writer_pages(buf, p.begin),
 			       p.end - (p.begin & ~(chan->subbuf_size - 1)),
 			       ctx->tsc, p.discarded);
-	lrb_open_record(chan->cfg, ctx, p.header_len);
+	__lrb_open_record(chan->cfg, ctx, p.header_len);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(lrb_reserve_slow);
+EXPORT_SYMBOL_GPL(__lrb_reserve_slow);
 
 /*
  * @tsc, or the time of the last record committed in @buf if that is later:
@@ -443,19 +443,19 @@ static void lrb_switch_packet(void *arg)
 		offset = __lrb_v_read(per_cpu, &buf->offset);
 		/* what others did before moving it: loss counters */
 		smp_rmb();
-		old = lrb_write_pos(offset);
+		old = __lrb_write_pos(offset);
 		/*
 		 * nothing open (or closed by a record ending on the boundary),
 		 * or a packet holding no record yet
 		 */
-		if (lrb_subbuf_offset(chan, lrb_align(old)) <=
+		if (__lrb_subbuf_offset(chan, __lrb_align(old)) <=
 		    LRB_PACKET_HEADER_SIZE)
 			return;
 		tsc = lrb_after_last_record(buf, chan->cfg->cb.clock_read());
-		end = lrb_pos_add(old | (chan->subbuf_size - 1), 1);
+		end = __lrb_pos_add(old | (chan->subbuf_size - 1), 1);
 		discarded = lrb_buf_lost(buf);
 	} while (__lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
-			       end | (offset & LRB_OFFSET_GEN_MASK)) != offset);
+			       end | (offset & __LRB_OFFSET_GEN_MASK)) != offset);
 	lrb_close_packet(buf, old, tsc, discarded);
 }
 
@@ -478,13 +478,13 @@ static void lrb_close_final(void *arg)
 	const struct lrb_chan *chan = buf->chan;
 	bool per_cpu = lrb_chan_per_cpu(chan);
 	unsigned long offset = __lrb_v_read(per_cpu, &buf->offset);
-	unsigned long gen = offset & LRB_OFFSET_GEN_MASK;
-	unsigned long old = lrb_write_pos(offset);
-	unsigned long start = lrb_align(old) & LRB_POS_MASK;
+	unsigned long gen = offset & __LRB_OFFSET_GEN_MASK;
+	unsigned long old = __lrb_write_pos(offset);
+	unsigned long start = __lrb_align(old) & __LRB_POS_MASK;
 	u64 tsc = lrb_after_last_record(buf, f->tsc);
 	struct lrb_packet_header *ph;
 
-	if (lrb_subbuf_offset(chan, start)) {
+	if (__lrb_subbuf_offset(chan, start)) {
 		/*
 		 * A packet left open, perhaps empty after a try-discard, may
 		 * have begun after @tsc: it must not end before it began.
@@ -501,7 +501,7 @@ static void lrb_close_final(void *arg)
 		lrb_open_packet(buf, start, tsc);
 	}
 	__lrb_v_set(per_cpu, &buf->offset,
-		  lrb_pos_add(old | (chan->subbuf_size - 1), 1) | gen);
+		  __lrb_pos_add(old | (chan->subbuf_size - 1), 1) | gen);
 	lrb_close_packet(buf, old, tsc, lrb_buf_lost(buf));
 }
 

@@ -138,7 +138,7 @@ static long futex(int *uaddr, int op, int val, const struct timespec *ts)
 
 /*
  * Called after the change that makes the buffer readable: the commit count
- * (lrb_commit_bytes()), the delivered mark (lrb_deliver()) or the read
+ * (lrb_commit_bytes()), the delivered mark (__lrb_deliver()) or the read
  * position (lrb_push_reader()), each a value-returning atomic operation.
  * uatomic_add_return() is a full barrier on both sides (liburcu's uatomic
  * API): the change is visible before the new @seq, which pairs with the

@@ -49,22 +49,22 @@ EXPORT_SYMBOL_GPL(lrb_reader_close);
 static unsigned long lrb_delivered_tag(const struct lrb_chan *chan,
 				       unsigned long pos)
 {
-	return lrb_lap(chan, pos) << LRB_WSB_TAG_SHIFT | LRB_WSB_NOREF;
+	return __lrb_lap(chan, pos) << __LRB_WSB_TAG_SHIFT | __LRB_WSB_NOREF;
 }
 
 /* Is the sub-buffer at @pos complete, in the lap of @pos? */
 static bool lrb_subbuf_delivered(struct lrb_buf *buf, unsigned long pos)
 {
 	const struct lrb_chan *chan = buf->chan;
-	unsigned long idx = lrb_subbuf_index(chan, pos);
+	unsigned long idx = __lrb_subbuf_index(chan, pos);
 
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE)
-		return (__lrb_atomic_read(&buf->wsb[idx]) & ~LRB_SLOT_MASK) ==
+		return (__lrb_atomic_read(&buf->wsb[idx]) & ~__LRB_SLOT_MASK) ==
 		       lrb_delivered_tag(chan, pos);
-	return lrb_commit_done(chan,
+	return __lrb_commit_done(chan,
 			       __lrb_v_read(__lrb_per_cpu(chan->cfg),
 					  &buf->commit[idx]),
-			       lrb_lap(chan, pos) + 1);
+			       __lrb_lap(chan, pos) + 1);
 }
 
 /**
@@ -97,7 +97,7 @@ unsigned long lrb_buf_complete(struct lrb_buf *buf, unsigned long max)
 	for (n = 0; n < max && n < buf->chan->num_subbuf; n++) {
 		if (!lrb_subbuf_delivered(buf, pos))
 			break;
-		pos = lrb_pos_add(pos, buf->chan->subbuf_size);
+		pos = __lrb_pos_add(pos, buf->chan->subbuf_size);
 	}
 	return n;
 }
@@ -108,21 +108,21 @@ static int lrb_swap_out(struct lrb_buf *buf, unsigned long pos,
 			unsigned long *slot)
 {
 	const struct lrb_chan *chan = buf->chan;
-	unsigned long idx = lrb_subbuf_index(chan, pos);
+	unsigned long idx = __lrb_subbuf_index(chan, pos);
 	unsigned long tag = lrb_delivered_tag(chan, pos);
 	unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
 	for (;;) {
 		unsigned long old;
 
-		if ((w & ~LRB_SLOT_MASK) != tag)
+		if ((w & ~__LRB_SLOT_MASK) != tag)
 			return -EAGAIN;
 		old = __lrb_atomic_cmpxchg(&buf->wsb[idx], w, buf->spare | tag);
 		if (old == w)
 			break;
 		w = old;
 	}
-	*slot = w & LRB_SLOT_MASK;
+	*slot = w & __LRB_SLOT_MASK;
 	return 0;
 }
 
@@ -136,7 +136,7 @@ static void lrb_fill_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb,
 	smp_rmb();
 	sb->pos = pos;
 	sb->slot = slot;
-	sb->pages = lrb_slot_pages(buf->chan, buf, slot);
+	sb->pages = __lrb_slot_pages(buf->chan, buf, slot);
 	sb->consuming = consuming;
 	ph = sb->pages[0];
 	sb->content_size = ph->content_size / 8;
@@ -147,7 +147,7 @@ static void lrb_fill_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb,
 		sb->content_size = buf->chan->subbuf_size;
 		ph->content_size = (u64)sb->content_size * 8;
 	}
-	sb->packet_size = lrb_packet_size(buf->chan, sb->content_size);
+	sb->packet_size = __lrb_packet_size(buf->chan, sb->content_size);
 	ph->packet_size = (u64)sb->packet_size * 8;
 	sb->seq = ph->packet_seq_num;
 	buf->held_pos = pos;
@@ -181,7 +181,7 @@ int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 		if (chan->cfg->mode == LRB_MODE_DISCARD) {
 			if (!lrb_subbuf_delivered(buf, c))
 				return -EAGAIN;
-			lrb_fill_subbuf(buf, sb, c, lrb_subbuf_index(chan, c),
+			lrb_fill_subbuf(buf, sb, c, __lrb_subbuf_index(chan, c),
 					true);
 			return 0;
 		}
@@ -189,7 +189,7 @@ int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 		if (ret)
 			return ret;
 		if (__lrb_atomic_cmpxchg(&buf->consumed, c,
-				       lrb_pos_add(c, chan->subbuf_size)) == c) {
+				       __lrb_pos_add(c, chan->subbuf_size)) == c) {
 			lrb_fill_subbuf(buf, sb, c, slot, true);
 			return 0;
 		}
@@ -211,7 +211,7 @@ EXPORT_SYMBOL_GPL(lrb_get_next_subbuf);
  * place meanwhile.
  *
  * Return: 0, -EINVAL if @pos is not a sub-buffer start (or not a position:
- * it has more than %LRB_POS_BITS bits), -ENODATA if it is
+ * it has more than %__LRB_POS_BITS bits), -ENODATA if it is
  * behind the read position, -EAGAIN if it is not complete (or was just
  * overwritten), -EBUSY if the reader already holds one.
  */
@@ -224,18 +224,18 @@ int lrb_get_subbuf(struct lrb_buf *buf, unsigned long pos,
 
 	if (buf->holding)
 		return -EBUSY;
-	if (lrb_subbuf_offset(chan, pos) || (pos & ~LRB_POS_MASK))
+	if (__lrb_subbuf_offset(chan, pos) || (pos & ~__LRB_POS_MASK))
 		return -EINVAL;
 	lrb_positions(buf, &consumed, &produced);
-	if (lrb_pos_before(pos, consumed))
+	if (__lrb_pos_before(pos, consumed))
 		return -ENODATA;
 	/* far ahead, a position would alias a lap the ring still holds */
-	if (!lrb_pos_before(pos, produced))
+	if (!__lrb_pos_before(pos, produced))
 		return -EAGAIN;
 	if (chan->cfg->mode == LRB_MODE_DISCARD) {
 		if (!lrb_subbuf_delivered(buf, pos))
 			return -EAGAIN;
-		slot = lrb_subbuf_index(chan, pos);
+		slot = __lrb_subbuf_index(chan, pos);
 	} else {
 		ret = lrb_swap_out(buf, pos, &slot);
 		if (ret)
@@ -257,12 +257,12 @@ static void lrb_release(struct lrb_buf *buf)
 	if (chan->cfg->mode == LRB_MODE_DISCARD) {
 		if (buf->held_consuming)
 			__lrb_atomic_set(&buf->consumed,
-				       lrb_pos_add(buf->held_pos,
+				       __lrb_pos_add(buf->held_pos,
 						   chan->subbuf_size));
 		return;
 	}
 	if (!buf->held_consuming) {
-		idx = lrb_subbuf_index(chan, buf->held_pos);
+		idx = __lrb_subbuf_index(chan, buf->held_pos);
 		tag = lrb_delivered_tag(chan, buf->held_pos);
 		/* put the pages back where they were, if still unused */
 		if (__lrb_atomic_cmpxchg(&buf->wsb[idx], buf->spare | tag,
@@ -330,16 +330,16 @@ EXPORT_SYMBOL_GPL(lrb_subbuf_steal_page);
  * @consumed: receives the read position
  * @produced: receives the write position: where the next record starts
  *
- * Both are positions: they wrap at 2^%LRB_POS_BITS (see lrb_pos_dist()).
+ * Both are positions: they wrap at 2^%__LRB_POS_BITS (see __lrb_pos_dist()).
  */
 void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 		   unsigned long *produced)
 {
 	*consumed = __lrb_atomic_read(&buf->consumed);
 	/* where the next record starts: the last one may end short of it */
-	*produced = lrb_align(lrb_write_pos(__lrb_v_read(__lrb_per_cpu(buf->chan->cfg),
+	*produced = __lrb_align(__lrb_write_pos(__lrb_v_read(__lrb_per_cpu(buf->chan->cfg),
 						       &buf->offset))) &
-		    LRB_POS_MASK;
+		    __LRB_POS_MASK;
 }
 EXPORT_SYMBOL_GPL(lrb_positions);
 
@@ -375,9 +375,9 @@ void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats)
 
 	lrb_positions(buf, &consumed, &produced);
 	/* both within a buffer of the write position: their pass is known */
-	stats->consumed = ((u64)lrb_pos_pass(buf, consumed) << LRB_POS_BITS) +
+	stats->consumed = ((u64)__lrb_pos_pass(buf, consumed) << __LRB_POS_BITS) +
 			  consumed;
-	stats->produced = ((u64)lrb_pos_pass(buf, produced) << LRB_POS_BITS) +
+	stats->produced = ((u64)__lrb_pos_pass(buf, produced) << __LRB_POS_BITS) +
 			  produced;
 	stats->records = __lrb_v_read(per_cpu, &buf->records);
 	stats->lost_full = __lrb_v_read(per_cpu, &buf->lost_full);

@@ -26,7 +26,7 @@
  * @prev: write position before the reservation, where a discard returns it
  * @begin: position of the record header
  * @end: position after the payload; the slot extends to the next multiple
- *	of %LRB_RECORD_ALIGN. Not wrapped: 2^%LRB_POS_BITS for a record that
+ *	of %LRB_RECORD_ALIGN. Not wrapped: 2^%__LRB_POS_BITS for a record that
  *	ends exactly where positions wrap (the write position is then 0)
  * @pos: where the next lrb_write() stores
  * @tsc: the record's timestamp
@@ -49,57 +49,57 @@ struct lrb_ctx {
 };
 
 /**
- * enum lrb_test_point - points of the fast paths where a test can run a
+ * enum __lrb_test_point - points of the fast paths where a test can run a
  *	nested writer, as an NMI landing there would
- * @LRB_TEST_AFTER_READ_POS: lrb_reserve() read the write position and has
+ * @__LRB_TEST_AFTER_READ_POS: lrb_reserve() read the write position and has
  *	not read the clock yet
- * @LRB_TEST_AFTER_CAS: lrb_reserve()'s fast-path compare-and-swap took the
+ * @__LRB_TEST_AFTER_CAS: lrb_reserve()'s fast-path compare-and-swap took the
  *	slot; the record header is not written yet
- * @LRB_TEST_BEFORE_COMMIT_ADD: lrb_commit() is about to add the record to
+ * @__LRB_TEST_BEFORE_COMMIT_ADD: lrb_commit() is about to add the record to
  *	the sub-buffer's commit count
- * @LRB_TEST_AFTER_COMMIT_ADD: lrb_commit() added to the commit count and
+ * @__LRB_TEST_AFTER_COMMIT_ADD: lrb_commit() added to the commit count and
  *	has not delivered the sub-buffer yet (if its add completed it)
  *
- * A file that defines LRB_TEST_HOOKS before including the lrb headers gets
- * a call of lrb_test_hook(), which it must define, at each point. In every
- * other file LRB_TEST_HOOK() calls an empty inline function: nothing.
+ * A file that defines __LRB_TEST_HOOKS before including the lrb headers gets
+ * a call of __lrb_test_hook(), which it must define, at each point. In every
+ * other file __LRB_TEST_HOOK() calls an empty inline function: nothing.
  */
-enum lrb_test_point {
-	LRB_TEST_AFTER_READ_POS,
-	LRB_TEST_AFTER_CAS,
-	LRB_TEST_BEFORE_COMMIT_ADD,
-	LRB_TEST_AFTER_COMMIT_ADD,
+enum __lrb_test_point {
+	__LRB_TEST_AFTER_READ_POS,
+	__LRB_TEST_AFTER_CAS,
+	__LRB_TEST_BEFORE_COMMIT_ADD,
+	__LRB_TEST_AFTER_COMMIT_ADD,
 };
 
-#ifdef LRB_TEST_HOOKS
-void lrb_test_hook(enum lrb_test_point point, struct lrb_ctx *ctx);
+#ifdef __LRB_TEST_HOOKS
+void __lrb_test_hook(enum __lrb_test_point point, struct lrb_ctx *ctx);
 #else
-static __always_inline void lrb_test_hook(enum lrb_test_point point,
+static __always_inline void __lrb_test_hook(enum __lrb_test_point point,
 					  struct lrb_ctx *ctx)
 {
 }
 #endif
 
-#define LRB_TEST_HOOK(point, ctx) lrb_test_hook(LRB_TEST_##point, ctx)
+#define __LRB_TEST_HOOK(point, ctx) __lrb_test_hook(__LRB_TEST_##point, ctx)
 
-int lrb_reserve_slow(struct lrb_ctx *ctx);
-void lrb_write_slow(struct lrb_ctx *ctx, const void *src, size_t len);
-unsigned long lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
+int __lrb_reserve_slow(struct lrb_ctx *ctx);
+void __lrb_write_slow(struct lrb_ctx *ctx, const void *src, size_t len);
+unsigned long __lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
 			     unsigned long lap);
-void lrb_deliver(struct lrb_buf *buf, unsigned long begin);
-int lrb_nesting_exceeded(struct lrb_buf *buf);
+void __lrb_deliver(struct lrb_buf *buf, unsigned long begin);
+int __lrb_nesting_exceeded(struct lrb_buf *buf);
 
-static __always_inline u32 lrb_compact_id_extended(const struct lrb_config *cfg)
+static __always_inline u32 __lrb_compact_id_extended(const struct lrb_config *cfg)
 {
 	return (1U << (32 - cfg->tsc_bits)) - 1;
 }
 
 /* Header bytes for event @id, @delta clock ticks after the last record. */
-static __always_inline u32 lrb_header_len(const struct lrb_config *cfg, u32 id,
+static __always_inline u32 __lrb_header_len(const struct lrb_config *cfg, u32 id,
 					  u64 delta)
 {
 	if (cfg->header == LRB_HEADER_COMPACT) {
-		if (likely(id < lrb_compact_id_extended(cfg) &&
+		if (likely(id < __lrb_compact_id_extended(cfg) &&
 			   !(delta >> cfg->tsc_bits)))
 			return LRB_COMPACT_HEADER_SIZE;
 	} else if (likely(id != LRB_LARGE_ID_EXTENDED && !(delta >> 32))) {
@@ -109,15 +109,15 @@ static __always_inline u32 lrb_header_len(const struct lrb_config *cfg, u32 id,
 }
 
 /* Ring bytes a record takes: header and payload, padded to alignment. */
-static __always_inline unsigned long lrb_slot_len(u32 header_len, u32 len)
+static __always_inline unsigned long __lrb_slot_len(u32 header_len, u32 len)
 {
-	return lrb_align((unsigned long)header_len + len);
+	return __lrb_align((unsigned long)header_len + len);
 }
 
-static __always_inline void *lrb_ctx_addr(const struct lrb_ctx *ctx,
+static __always_inline void *__lrb_ctx_addr(const struct lrb_ctx *ctx,
 					  unsigned long pos)
 {
-	unsigned long off = lrb_subbuf_offset(ctx->chan, pos);
+	unsigned long off = __lrb_subbuf_offset(ctx->chan, pos);
 
 	return (char *)ctx->pages[off >> LRB_PAGE_SHIFT] +
 	       (off & (PAGE_SIZE - 1));
@@ -136,13 +136,13 @@ static __always_inline void lrb_write(struct lrb_ctx *ctx, const void *src,
 				      size_t len)
 {
 	if (likely((ctx->pos & (PAGE_SIZE - 1)) + len <= PAGE_SIZE))
-		memcpy(lrb_ctx_addr(ctx, ctx->pos), src, len);
+		memcpy(__lrb_ctx_addr(ctx, ctx->pos), src, len);
 	else
-		lrb_write_slow(ctx, src, len);
+		__lrb_write_slow(ctx, src, len);
 	ctx->pos += len;
 }
 
-static __always_inline void lrb_write_record_header(const struct lrb_config *cfg,
+static __always_inline void __lrb_write_record_header(const struct lrb_config *cfg,
 						    struct lrb_ctx *ctx,
 						    u32 header_len)
 {
@@ -151,7 +151,7 @@ static __always_inline void lrb_write_record_header(const struct lrb_config *cfg
 	if (cfg->header == LRB_HEADER_COMPACT &&
 	    header_len == LRB_COMPACT_HEADER_SIZE) {
 		/* 4-byte aligned, so never across a page */
-		*(u32 *)lrb_ctx_addr(ctx, ctx->pos) =
+		*(u32 *)__lrb_ctx_addr(ctx, ctx->pos) =
 			ctx->id | (u32)ctx->tsc << (32 - cfg->tsc_bits);
 		ctx->pos += LRB_COMPACT_HEADER_SIZE;
 		return;
@@ -163,7 +163,7 @@ static __always_inline void lrb_write_record_header(const struct lrb_config *cfg
 		lrb_write(ctx, h, LRB_LARGE_HEADER_SIZE);
 		return;
 	}
-	h[0] = cfg->header == LRB_HEADER_COMPACT ? lrb_compact_id_extended(cfg) :
+	h[0] = cfg->header == LRB_HEADER_COMPACT ? __lrb_compact_id_extended(cfg) :
 						   LRB_LARGE_ID_EXTENDED;
 	h[1] = ctx->id;
 	memcpy(&h[2], &ctx->tsc, sizeof(ctx->tsc));
@@ -175,32 +175,32 @@ static __always_inline void lrb_write_record_header(const struct lrb_config *cfg
  * its current lap before touching its pages, so a reader can no longer swap
  * it out; return its slot. Usually one load and a test.
  */
-static __always_inline unsigned long lrb_claim(struct lrb_buf *buf,
+static __always_inline unsigned long __lrb_claim(struct lrb_buf *buf,
 					       unsigned long pos)
 {
 	const struct lrb_chan *chan = buf->chan;
-	unsigned long idx = lrb_subbuf_index(chan, pos);
-	unsigned long lap = lrb_lap(chan, pos);
+	unsigned long idx = __lrb_subbuf_index(chan, pos);
+	unsigned long lap = __lrb_lap(chan, pos);
 	unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
-	if (unlikely((w & ~LRB_SLOT_MASK) != lap << LRB_WSB_TAG_SHIFT))
-		return lrb_claim_slow(buf, idx, lap);
-	return w & LRB_SLOT_MASK;
+	if (unlikely((w & ~__LRB_SLOT_MASK) != lap << __LRB_WSB_TAG_SHIFT))
+		return __lrb_claim_slow(buf, idx, lap);
+	return w & __LRB_SLOT_MASK;
 }
 
 /* Point @ctx at the pages of its slot and write the record header. */
-static __always_inline void lrb_open_record(const struct lrb_config *cfg,
+static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
 					    struct lrb_ctx *ctx, u32 header_len)
 {
 	unsigned long slot;
 
 	if (cfg->mode == LRB_MODE_OVERWRITE)
-		slot = lrb_claim(ctx->buf, ctx->begin);
+		slot = __lrb_claim(ctx->buf, ctx->begin);
 	else
-		slot = lrb_subbuf_index(ctx->chan, ctx->begin);
-	ctx->pages = lrb_slot_pages(ctx->chan, ctx->buf, slot);
+		slot = __lrb_subbuf_index(ctx->chan, ctx->begin);
+	ctx->pages = __lrb_slot_pages(ctx->chan, ctx->buf, slot);
 	ctx->pos = ctx->begin;
-	lrb_write_record_header(cfg, ctx, header_len);
+	__lrb_write_record_header(cfg, ctx, header_len);
 }
 
 /**
@@ -237,7 +237,7 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	__lrb_port_writer_begin();
 	buf = lrb_chan_buf(cfg, chan);
 	if (unlikely(__lrb_port_nesting_inc() > LRB_MAX_NESTING)) {
-		ret = lrb_nesting_exceeded(buf);
+		ret = __lrb_nesting_exceeded(buf);
 		goto fail;
 	}
 	ctx->chan = chan;
@@ -246,36 +246,36 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	ctx->len = len;
 
 	offset = __lrb_v_read(per_cpu, &buf->offset);
-	LRB_TEST_HOOK(AFTER_READ_POS, ctx);
-	prev = lrb_write_pos(offset);
-	begin = lrb_align(prev);
+	__LRB_TEST_HOOK(AFTER_READ_POS, ctx);
+	prev = __lrb_write_pos(offset);
+	begin = __lrb_align(prev);
 	/*
 	 * On 32-bit, begin + len wraps for len near 4 GiB, and could land back
 	 * in this sub-buffer: the slow path refuses such a record.
 	 */
-	if (unlikely(!lrb_subbuf_offset(chan, begin) ||
-		     (sizeof(long) < sizeof(u64) && len > BIT(LRB_MAX_SUBBUF_ORDER))))
+	if (unlikely(!__lrb_subbuf_offset(chan, begin) ||
+		     (sizeof(long) < sizeof(u64) && len > BIT(__LRB_MAX_SUBBUF_ORDER))))
 		goto slow;
 	ctx->tsc = cfg->cb.clock_read();
-	header_len = lrb_header_len(cfg, id,
+	header_len = __lrb_header_len(cfg, id,
 				    ctx->tsc - __lrb_v64_read(per_cpu, &buf->last_tsc));
 	end = begin + header_len + len;
 	/* the slot must end inside this sub-buffer, not on its boundary */
-	if (unlikely((begin ^ lrb_align(end)) >> chan->subbuf_order))
+	if (unlikely((begin ^ __lrb_align(end)) >> chan->subbuf_order))
 		goto slow;
-	ctx->gen = offset & LRB_OFFSET_GEN_MASK;
+	ctx->gen = offset & __LRB_OFFSET_GEN_MASK;
 	if (unlikely(__lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
 				   end | ctx->gen) != offset))
 		goto slow;
 	ctx->prev = prev;
 	ctx->begin = begin;
 	ctx->end = end;
-	LRB_TEST_HOOK(AFTER_CAS, ctx);
-	lrb_open_record(cfg, ctx, header_len);
+	__LRB_TEST_HOOK(AFTER_CAS, ctx);
+	__lrb_open_record(cfg, ctx, header_len);
 	return 0;
 
 slow:
-	ret = lrb_reserve_slow(ctx);
+	ret = __lrb_reserve_slow(ctx);
 	if (likely(!ret))
 		return 0;
 fail:
@@ -296,14 +296,14 @@ fail:
 static __always_inline void lrb_commit(const struct lrb_config *cfg,
 				       struct lrb_ctx *ctx)
 {
-	unsigned long slot_end = lrb_align(ctx->end);
+	unsigned long slot_end = __lrb_align(ctx->end);
 	unsigned long pad = slot_end - ctx->end;
 	struct lrb_chan *chan = ctx->chan;
 	struct lrb_buf *buf = ctx->buf;
 	unsigned long cc;
 
 	if (pad)
-		memset(lrb_ctx_addr(ctx, ctx->end), 0, pad);
+		memset(__lrb_ctx_addr(ctx, ctx->end), 0, pad);
 	/*
 	 * Only committed records become the reference for the compact
 	 * timestamps of later ones: a discarded reservation never does, and
@@ -314,12 +314,12 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	__lrb_v_inc(__lrb_per_cpu(cfg), &buf->records);
 	/* the record's bytes before the count that publishes them */
 	smp_wmb();
-	LRB_TEST_HOOK(BEFORE_COMMIT_ADD, ctx);
+	__LRB_TEST_HOOK(BEFORE_COMMIT_ADD, ctx);
 	cc = __lrb_v_add_return(__lrb_per_cpu(cfg), slot_end - ctx->begin,
-			      &buf->commit[lrb_subbuf_index(chan, ctx->begin)]);
-	LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
-	if (unlikely(lrb_commit_done(chan, cc, lrb_lap(chan, ctx->begin) + 1)))
-		lrb_deliver(buf, ctx->begin);
+			      &buf->commit[__lrb_subbuf_index(chan, ctx->begin)]);
+	__LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
+	if (unlikely(__lrb_commit_done(chan, cc, __lrb_lap(chan, ctx->begin) + 1)))
+		__lrb_deliver(buf, ctx->begin);
 	__lrb_port_nesting_dec();
 	__lrb_port_writer_end();
 }
@@ -338,9 +338,9 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
 					   struct lrb_ctx *ctx)
 {
-	unsigned long gen = (ctx->gen + LRB_OFFSET_GEN_ONE) & LRB_OFFSET_GEN_MASK;
+	unsigned long gen = (ctx->gen + __LRB_OFFSET_GEN_ONE) & __LRB_OFFSET_GEN_MASK;
 	/* the end is not wrapped, the write position after it is */
-	unsigned long offset = (ctx->end & LRB_POS_MASK) | ctx->gen;
+	unsigned long offset = (ctx->end & __LRB_POS_MASK) | ctx->gen;
 
 	if (__lrb_v_cmpxchg(__lrb_per_cpu(cfg), &ctx->buf->offset, offset,
 			  ctx->prev | gen) != offset)

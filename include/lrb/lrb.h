@@ -16,8 +16,8 @@
 
 /* Limits on the channel geometry. */
 #define LRB_MIN_SUBBUF_SIZE PAGE_SIZE
-#define LRB_MAX_SUBBUF_SIZE BIT(LRB_MAX_SUBBUF_ORDER)
-#define LRB_MAX_NUM_SUBBUF BIT(LRB_SLOT_BITS - 1)
+#define LRB_MAX_SUBBUF_SIZE BIT(__LRB_MAX_SUBBUF_ORDER)
+#define LRB_MAX_NUM_SUBBUF BIT(__LRB_SLOT_BITS - 1)
 
 /**
  * struct lrb_chan_attr - run-time attributes of a channel

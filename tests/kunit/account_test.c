@@ -44,7 +44,7 @@ static const struct lrb_config cfg_occ = LRBK_CONFIG(OVERWRITE, PER_CPU, COMPACT
 /* Bytes a record with a @len-byte payload and a short header takes. */
 static unsigned long slot_of(const struct lrb_config *cfg, u32 len)
 {
-	return lrb_slot_len(cfg->header == LRB_HEADER_COMPACT ?
+	return __lrb_slot_len(cfg->header == LRB_HEADER_COMPACT ?
 			    LRB_COMPACT_HEADER_SIZE : LRB_LARGE_HEADER_SIZE,
 			    len);
 }

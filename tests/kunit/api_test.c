@@ -1448,7 +1448,7 @@ static void complete_count(struct kunit *test)
 	unsigned long per, slot, i;
 	struct lrbk_drain d;
 
-	slot = lrb_slot_len(cfg->header == LRB_HEADER_COMPACT ?
+	slot = __lrb_slot_len(cfg->header == LRB_HEADER_COMPACT ?
 			    LRB_COMPACT_HEADER_SIZE : LRB_LARGE_HEADER_SIZE, 100);
 	per = (SB4K - LRB_PACKET_HEADER_SIZE) / slot;
 	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);

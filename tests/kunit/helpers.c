@@ -283,12 +283,12 @@ void lrbk_check_packet(struct lrbk_drain *d, const struct lrb_subbuf *sb)
 	int ret;
 
 	KUNIT_EXPECT_EQ(test, sb->packet_size,
-			lrb_packet_size(chan, sb->content_size));
+			__lrb_packet_size(chan, sb->content_size));
 	KUNIT_EXPECT_EQ(test, sb->pos & (chan->subbuf_size - 1), 0UL);
 	/* sequence numbers count packets since creation, positions wrap */
 	KUNIT_EXPECT_EQ(test,
 			(unsigned long)(sb->seq << chan->subbuf_order) &
-				LRB_POS_MASK,
+				__LRB_POS_MASK,
 			sb->pos);
 	KUNIT_EXPECT_GE(test, sb->content_size, LRB_PACKET_HEADER_SIZE);
 	KUNIT_EXPECT_LE(test, sb->content_size, sb->packet_size);

@@ -10,8 +10,8 @@
  * order, and a sub-buffer the handler closed must be delivered only once
  * the task's record in it is committed.
  *
- * NMI-like nesting at chosen points: this file defines LRB_TEST_HOOKS, so
- * the fast paths it compiles call lrb_test_hook() after reading the write
+ * NMI-like nesting at chosen points: this file defines __LRB_TEST_HOOKS, so
+ * the fast paths it compiles call __lrb_test_hook() after reading the write
  * position, after the compare-and-swap, before and after the commit add.
  * The hook runs nested writers right there, as an NMI landing on that
  * instruction would: a few records, records that switch sub-buffers,
@@ -19,7 +19,7 @@
  * writers that go round the whole ring before the interrupted commit
  * delivers its sub-buffer.
  */
-#define LRB_TEST_HOOKS
+#define __LRB_TEST_HOOKS
 
 #include <linux/sort.h>
 #ifdef __KERNEL__
@@ -154,7 +154,7 @@ enum plan_action {
 };
 
 /**
- * struct plan - what lrb_test_hook() does while armed
+ * struct plan - what __lrb_test_hook() does while armed
  * @rs: the writers' records
  * @buf: the buffer written
  * @point: the point where nested writers run
@@ -173,7 +173,7 @@ enum plan_action {
 struct plan {
 	struct recs *rs;
 	struct lrb_buf *buf;
-	enum lrb_test_point point;
+	enum __lrb_test_point point;
 	int from;
 	int to;
 	unsigned long fired;
@@ -192,7 +192,7 @@ static struct plan *armed;
  * Called by the fast paths compiled in this file. Runs with preemption
  * disabled, inside a writer: no KUnit expectation here.
  */
-void lrb_test_hook(enum lrb_test_point point, struct lrb_ctx *ctx)
+void __lrb_test_hook(enum __lrb_test_point point, struct lrb_ctx *ctx)
 {
 	struct plan *p = READ_ONCE(armed);
 	struct lrb_subbuf sb;
@@ -230,14 +230,14 @@ static int outer_write(struct plan *p, u32 len, u64 ts)
 
 struct point_param {
 	const struct lrb_config *cfg;
-	enum lrb_test_point point;
+	enum __lrb_test_point point;
 };
 
 static const char * const point_names[] = {
-	[LRB_TEST_AFTER_READ_POS] = "after_read_pos",
-	[LRB_TEST_AFTER_CAS] = "after_cas",
-	[LRB_TEST_BEFORE_COMMIT_ADD] = "before_commit_add",
-	[LRB_TEST_AFTER_COMMIT_ADD] = "after_commit_add",
+	[__LRB_TEST_AFTER_READ_POS] = "after_read_pos",
+	[__LRB_TEST_AFTER_CAS] = "after_cas",
+	[__LRB_TEST_BEFORE_COMMIT_ADD] = "before_commit_add",
+	[__LRB_TEST_AFTER_COMMIT_ADD] = "after_commit_add",
 };
 
 #define NR_POINTS ARRAY_SIZE(point_names)
@@ -356,13 +356,13 @@ static void hook_nested_records(struct kunit *test)
 			continue;
 		KUNIT_EXPECT_EQ(test, r->depth, 2);
 		KUNIT_EXPECT_EQ(test, r->ts, 5000 + 100 + (u64)(i - 1));
-		if (pp->point == LRB_TEST_AFTER_READ_POS)
+		if (pp->point == __LRB_TEST_AFTER_READ_POS)
 			KUNIT_EXPECT_LT(test, r->begin, o->begin);
 		else
 			KUNIT_EXPECT_GT(test, r->begin, o->begin);
 	}
 	/* the retry read the clock again, after the nested records */
-	KUNIT_EXPECT_EQ(test, o->ts, pp->point == LRB_TEST_AFTER_READ_POS ?
+	KUNIT_EXPECT_EQ(test, o->ts, pp->point == __LRB_TEST_AFTER_READ_POS ?
 			5000ULL + 100 + 2 : 1000ULL);
 	lrbk_check_lost(test, e.buf, 0, 0, 0);
 	env_check_all(test, &e);
@@ -378,9 +378,9 @@ static void hook_nested_records(struct kunit *test)
 static void hook_nested_switch(struct kunit *test)
 {
 	const struct point_param *pp = test->param_value;
-	bool owns = pp->point == LRB_TEST_AFTER_CAS ||
-		    pp->point == LRB_TEST_BEFORE_COMMIT_ADD;
-	unsigned long s100 = lrb_slot_len(hdr_len(pp->cfg), 100);
+	bool owns = pp->point == __LRB_TEST_AFTER_CAS ||
+		    pp->point == __LRB_TEST_BEFORE_COMMIT_ADD;
+	unsigned long s100 = __lrb_slot_len(hdr_len(pp->cfg), 100);
 	struct nest_env e;
 	struct nrec *o;
 	int i, k;
@@ -408,7 +408,7 @@ static void hook_nested_switch(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, e.rs->r[i].begin & (SB4K - 1),
 					LRB_PACKET_HEADER_SIZE);
 	}
-	if (pp->point == LRB_TEST_AFTER_READ_POS)
+	if (pp->point == __LRB_TEST_AFTER_READ_POS)
 		KUNIT_EXPECT_GE(test, o->begin, 2 * SB4K);
 	else
 		KUNIT_EXPECT_LT(test, o->begin, SB4K);
@@ -429,7 +429,7 @@ static void hook_nested_switch(struct kunit *test)
 static void hook_nesting_limit(struct kunit *test)
 {
 	const struct point_param *pp = test->param_value;
-	bool retry = pp->point == LRB_TEST_AFTER_READ_POS;
+	bool retry = pp->point == __LRB_TEST_AFTER_READ_POS;
 	struct nrec *r[LRB_MAX_NESTING + 2];
 	struct lrb_packet_header h;
 	struct lrb_subbuf sb;
@@ -497,7 +497,7 @@ static void late_delivery(struct kunit *test)
 {
 	const struct lrb_config *cfg = test->param_value;
 	bool overwrite = cfg->mode == LRB_MODE_OVERWRITE;
-	unsigned long hl = hdr_len(cfg), s100 = lrb_slot_len(hl, 100), k, room;
+	unsigned long hl = hdr_len(cfg), s100 = __lrb_slot_len(hl, 100), k, room;
 	unsigned long per = (SB4K - LRB_PACKET_HEADER_SIZE) / s100;
 	struct lrb_subbuf sb;
 	struct lrb_stats st;
@@ -513,7 +513,7 @@ static void late_delivery(struct kunit *test)
 		room = SB4K - LRB_PACKET_HEADER_SIZE - k * s100;
 	} while (room < hl + 8);
 	env_prefill(test, &e, k, 100);
-	e.p.point = LRB_TEST_AFTER_COMMIT_ADD;
+	e.p.point = __LRB_TEST_AFTER_COMMIT_ADD;
 	e.p.from = 1;
 	e.p.to = 1;
 	e.p.action = overwrite ? ACT_WRITE : ACT_CONSUME_WRITE;
@@ -669,7 +669,7 @@ static const void *irq_params_gen_params(const void *prev, char *desc)
 static void irq_nesting(struct kunit *test)
 {
 	const struct irq_param *ip = test->param_value;
-	unsigned long s100 = lrb_slot_len(hdr_len(ip->cfg), 100), c, p;
+	unsigned long s100 = __lrb_slot_len(hdr_len(ip->cfg), 100), c, p;
 	bool readable_before = false, readable_after = false;
 	bool timed_out = false;
 	struct irq_writer *w;

@@ -599,7 +599,7 @@ static void st_verify_packet(struct st_run *run, struct st_rbuf *r,
 	}
 	content = sb->content_size;
 	if (sb->seq != sb->pos / ST_SUBBUF ||
-	    sb->packet_size != lrb_packet_size(chan, content))
+	    sb->packet_size != __lrb_packet_size(chan, content))
 		st_bad(run, r, sb, 0, "sub-buffer seq or size", sb->seq,
 		       sb->packet_size);
 	ret = lrb_packet_open(&it, &run->dec, run->copy, ST_SUBBUF);
@@ -678,7 +678,7 @@ static void st_hold(struct st_run *run, struct st_rbuf *r,
 	unsigned long c, p, target, lost0 = 0, i;
 	u64 t0 = ktime_get_ns();
 
-	target = sb->pos + lrb_buf_size(run->chan) +
+	target = sb->pos + __lrb_buf_size(run->chan) +
 		 stress_rng(&run->rng) % ST_SUBBUF;
 	if (!run->overwrite)
 		lost0 = st_lost_full(r->buf);
@@ -706,7 +706,7 @@ static void st_hold(struct st_run *run, struct st_rbuf *r,
 /* Overwrite mode: read every complete sub-buffer without consuming. */
 static void st_snapshot(struct st_run *run, struct st_rbuf *r)
 {
-	unsigned long c, p, pos, start, size = lrb_buf_size(run->chan);
+	unsigned long c, p, pos, start, size = __lrb_buf_size(run->chan);
 	struct lrb_subbuf sb;
 	bool held = false;
 	int ret;

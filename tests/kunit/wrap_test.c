@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lrb KUnit: positions across their wrap. Positions have LRB_POS_BITS
+ * lrb KUnit: positions across their wrap. Positions have __LRB_POS_BITS
  * bits (the top two bits of the write position hold the discard
  * generation), so they wrap at 2^30 bytes on 32-bit machines and 2^62 on
  * 64-bit ones; packet sequence numbers never wrap. Channels start just
  * below each point that matters, through the test hook
- * lrb_channel_start_at(), and are written and read past it in both modes:
+ * __lrb_channel_start_at(), and are written and read past it in both modes:
  *
- * - 2^LRB_POS_BITS: positions wrap to 0, the generation bits stay clear;
+ * - 2^__LRB_POS_BITS: positions wrap to 0, the generation bits stay clear;
  * - a quarter and three quarters of the way: where the openers record the
  *   pass that sequence numbers are made of;
  * - 2^32: where a 32-bit position would wrap (unsigned long on 32-bit);
@@ -20,12 +20,12 @@
 #include "lrb_kunit.h"
 
 /* Test hook of lib/channel.c (CONFIG_LRB_KUNIT_TEST). */
-int lrb_channel_start_at(struct lrb_chan *chan, u64 pos);
+int __lrb_channel_start_at(struct lrb_chan *chan, u64 pos);
 
 #define SB LRBK_SB4K
 #define NSB 4
 #define RING (SB * NSB)
-#define SPAN (1ULL << LRB_POS_BITS)
+#define SPAN (1ULL << __LRB_POS_BITS)
 
 /* The points, as byte counts from the creation of the channel. */
 static const u64 wrap_points[] = {
@@ -36,7 +36,7 @@ static const u64 wrap_points[] = {
 
 static unsigned long wrapped(u64 pos)
 {
-	return (unsigned long)pos & LRB_POS_MASK;
+	return (unsigned long)pos & __LRB_POS_MASK;
 }
 
 /*
@@ -81,7 +81,7 @@ static struct lrb_buf *start_chan(struct kunit *test,
 	struct lrb_chan *chan = lrbk_chan_new(test, cfg, SB, NSB);
 	struct lrb_buf *buf;
 
-	KUNIT_ASSERT_EQ(test, lrb_channel_start_at(chan, start), 0);
+	KUNIT_ASSERT_EQ(test, __lrb_channel_start_at(chan, start), 0);
 	lrbk_pin();
 	buf = lrbk_my_buf(cfg, chan);
 	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
@@ -237,16 +237,16 @@ static void wrap_snapshot(struct kunit *test)
 					    "record %lu from %llx", i++, start);
 			lrb_positions(buf, &consumed, &produced);
 		} while (!ret &&
-			 lrb_pos_dist(wrapped(start), produced) < 4 * SB + 512);
+			 __lrb_pos_dist(wrapped(start), produced) < 4 * SB + 512);
 		lrb_buf_flush(buf);
 		lrb_positions(buf, &consumed, &produced);
-		KUNIT_EXPECT_EQ(test, lrb_pos_dist(consumed, produced), RING);
-		first = start + lrb_pos_dist(wrapped(start), consumed);
+		KUNIT_EXPECT_EQ(test, __lrb_pos_dist(consumed, produced), RING);
+		first = start + __lrb_pos_dist(wrapped(start), consumed);
 		/* the snapshot straddles the point */
 		KUNIT_EXPECT_EQ(test, first, wrap_points[p] - 2 * SB);
 		drain_init(test, &d, chan, buf, m, first);
 		for (pos = consumed; pos != produced;
-		     pos = lrb_pos_add(pos, SB)) {
+		     pos = __lrb_pos_add(pos, SB)) {
 			KUNIT_ASSERT_EQ_MSG(test, lrb_get_subbuf(buf, pos, &sb),
 					    0, "snapshot at %lx", pos);
 			KUNIT_EXPECT_FALSE(test, sb.consuming);
@@ -261,12 +261,12 @@ static void wrap_snapshot(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, lrb_get_subbuf(buf, produced, &sb),
 				-EAGAIN);
 		KUNIT_EXPECT_EQ(test,
-				lrb_get_subbuf(buf, lrb_pos_add(consumed, -SB),
+				lrb_get_subbuf(buf, __lrb_pos_add(consumed, -SB),
 					       &sb),
 				-ENODATA);
 		KUNIT_EXPECT_EQ(test,
 				lrb_get_subbuf(buf,
-					       consumed | LRB_OFFSET_GEN_ONE,
+					       consumed | __LRB_OFFSET_GEN_ONE,
 					       &sb),
 				-EINVAL);
 

@@ -29,15 +29,15 @@
  *
  * Positions count units, not bytes: a sub-buffer holds S units, the packet
  * header takes one, a record one (compact header) or two (extended: header
- * unit, then payload unit), chosen from the clock as lrb_header_len()
- * does. Every record is aligned, so lrb_align() is the identity.
+ * unit, then payload unit), chosen from the clock as __lrb_header_len()
+ * does. Every record is aligned, so __lrb_align() is the identity.
  *
  * Known-bad variants; each must make the verification fail:
  *   -DBAD_COMMIT_EARLY   commit a record before storing its payload
  *   -DBAD_NO_SWAP        the overwrite reader reads the ring's slot in
  *                        place instead of swapping its spare in
  *   -DBAD_NO_GEN         lrb_try_discard() keeps the generation
- *   -DBAD_NO_LAP_TAG     lrb_deliver() sets noref without checking the lap
+ *   -DBAD_NO_LAP_TAG     __lrb_deliver() sets noref without checking the lap
  *   -DBAD_NO_WRAP_CHECK  lrb_check_space() skips the commit count test
  *   -DBAD_NO_FULL_CHECK  discard mode: lrb_check_space() skips the reader
  *   -DBAD_WRITER_WAITS   a writer retries, instead of counting a loss,
@@ -70,7 +70,7 @@
 #define W_TAG(lap)	((lap) << 3)
 #define W_HIGH(w)	((w) & 252)
 
-/* lrb_commit_done(): counts and positions never wrap in the model */
+/* __lrb_commit_done(): counts and positions never wrap in the model */
 #define DONE(cc, lap)	((cc) == (lap) * S)
 
 /* A unit of the pages: the position it was stored for, and what it is. */
@@ -151,7 +151,7 @@ byte recs_in_seq[NSEQ];		/* records committed, per packet */
  * the timestamp of the last record in buffer order (ghost), and per
  * writer ctx->tsc and the last-record timestamp its reservation replaced.
  * Only their order and differences below 2^TSC_BITS matter (to
- * lrb_header_len() and to the order check), so after each change they
+ * __lrb_header_len() and to the order check), so after each change they
  * are renamed to the smallest values keeping both: runs that differ only
  * in how far the clock went make one state.
  */
@@ -166,7 +166,7 @@ byte ts[NTS];
 #define TSC		ts[3 + _pid]
 #define CTAIL		ts[3 + NW + _pid]
 
-/* lrb_header_len(): compact if 0 <= tsc - last_tsc < 2^TSC_BITS */
+/* __lrb_header_len(): compact if 0 <= tsc - last_tsc < 2^TSC_BITS */
 #define HEADER_LEN(t, l) (((t) >= (l) && (t) - (l) < CAP) -> 1 : 2)
 
 /* Rename timestamps (inside a d_step; the caller declares nz_*). */
@@ -255,7 +255,7 @@ bool packet_has_its_records, reader_never_goes_back, accounting_exact;
  * Writer steps, on the locals every writer declares (WRITER_LOCALS).
  */
 
-/* cfg->cb.clock_read(), then lrb_header_len() on buf->last_tsc */
+/* cfg->cb.clock_read(), then __lrb_header_len() on buf->last_tsc */
 inline read_clock()
 {
 	d_step {
@@ -267,8 +267,8 @@ inline read_clock()
 	hl = HEADER_LEN(TSC, LAST_TSC)
 }
 
-/* lrb_claim_slow(): mark the entry as written in the lap of @p */
-inline lrb_claim_slow(p, sl)
+/* __lrb_claim_slow(): mark the entry as written in the lap of @p */
+inline __lrb_claim_slow(p, sl)
 {
 	w = wsb[IDX(p)];
 	do
@@ -293,32 +293,32 @@ inline lrb_claim_slow(p, sl)
 	od
 }
 
-/* lrb_claim(): the slot of @p, claimed for its lap */
-inline lrb_claim(p, sl)
+/* __lrb_claim(): the slot of @p, claimed for its lap */
+inline __lrb_claim(p, sl)
 {
 	w = wsb[IDX(p)];
 	if
 	:: W_HIGH(w) == W_TAG(LAP(p)) ->
 		sl = W_SLOT(w)
 	:: else ->
-		lrb_claim_slow(p, sl)
+		__lrb_claim_slow(p, sl)
 	fi;
 	w = 0;
 	old = 0
 }
 
-/* lrb_writer_pages(), and lrb_open_record()'s choice of pages */
+/* lrb_writer_pages(), and __lrb_open_record()'s choice of pages */
 inline lrb_writer_pages(p, sl)
 {
 #ifdef OVERWRITE
-	lrb_claim(p, sl)
+	__lrb_claim(p, sl)
 #else
 	sl = IDX(p)
 #endif
 }
 
-/* lrb_deliver(): overwrite mode sets noref, if the entry is still @p's lap */
-inline lrb_deliver(p)
+/* __lrb_deliver(): overwrite mode sets noref, if the entry is still @p's lap */
+inline __lrb_deliver(p)
 {
 #ifdef OVERWRITE
 	w = wsb[IDX(p)];
@@ -356,7 +356,7 @@ inline lrb_commit_add(p, nu, rec)
 		recs_in_seq[SEQ(p)] = recs_in_seq[SEQ(p)] + rec
 	}
 	if
-	:: DONE(cc, LAP(p) + 1) -> lrb_deliver(p)
+	:: DONE(cc, LAP(p) + 1) -> __lrb_deliver(p)
 	:: else
 	fi;
 	cc = 0
@@ -529,7 +529,7 @@ inline lrb_plan_slot()
 	fi
 }
 
-/* lrb_reserve(): the fast path, else lrb_reserve_slow() */
+/* lrb_reserve(): the fast path, else __lrb_reserve_slow() */
 inline lrb_reserve()
 {
 	o = offset;
@@ -557,11 +557,11 @@ inline lrb_reserve()
 	:: else -> ret = 0
 	fi;
 slow:
-	lrb_reserve_slow()
+	__lrb_reserve_slow()
 }
 
-/* lrb_reserve_slow(): plan and compare-and-swap until placed or lost */
-inline lrb_reserve_slow()
+/* __lrb_reserve_slow(): plan and compare-and-swap until placed or lost */
+inline __lrb_reserve_slow()
 {
 	do
 	:: lrb_plan_slot();
@@ -614,7 +614,7 @@ inline lrb_switch_packet()
 }
 
 /*
- * The rest of lrb_reserve_slow() and lrb_switch_packet(), after the
+ * The rest of __lrb_reserve_slow() and lrb_switch_packet(), after the
  * compare-and-swap that moved the position.
  */
 inline lrb_switched()
@@ -643,8 +643,8 @@ inline lrb_switched()
 	fi
 }
 
-/* lrb_open_record(): the pages of the slot, and the record header */
-inline lrb_open_record()
+/* __lrb_open_record(): the pages of the slot, and the record header */
+inline __lrb_open_record()
 {
 	lrb_writer_pages(begin, slot);
 	d_step {
@@ -734,7 +734,7 @@ next:
 switched:
 	lrb_switched();
 record:
-	lrb_open_record();
+	__lrb_open_record();
 #ifdef BAD_COMMIT_EARLY
 	lrb_commit();
 	lrb_write();
@@ -919,7 +919,7 @@ inline lrb_get_next_subbuf()
 	/*
 	 * Discard mode: consumed is the reader's alone, so this is one step,
 	 * and one that would fail changes nothing: the reader waits until
-	 * it would not, which is what the wakeup in lrb_deliver() is for.
+	 * it would not, which is what the wakeup in __lrb_deliver() is for.
 	 */
 	atomic {
 		DELIVERED(consumed) || done == NW ->

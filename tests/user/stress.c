@@ -831,8 +831,8 @@ static void verify_packet(struct reader *r, const struct lrb_subbuf *sb,
 	ph = &it.header;
 	content = ph->content_size / 8;
 	if (ph->stream_id != STREAM_ID ||
-	    ph->packet_size != lrb_packet_size(chan, content) * 8 ||
-	    sb->packet_size != lrb_packet_size(chan, content) ||
+	    ph->packet_size != __lrb_packet_size(chan, content) * 8 ||
+	    sb->packet_size != __lrb_packet_size(chan, content) ||
 	    ph->packet_seq_num != sb->seq || content != sb->content_size ||
 	    ph->cpu_id != r->b)
 		reader_bad(r, sb, 0, "bad packet header (stream/size/seq/cpu)",
@@ -904,7 +904,7 @@ static void hold_and_recheck(struct reader *r, const struct lrb_subbuf *sb)
 	u64 t0 = now_ns(), lost0 = 0;
 	unsigned long i;
 
-	target = sb->pos + lrb_buf_size(r->run->chan) +
+	target = sb->pos + __lrb_buf_size(r->run->chan) +
 		 stress_rng(&r->rng) % SUBBUF_SIZE;
 	if (!r->run->overwrite)
 		lost0 = lost_full(r->buf);

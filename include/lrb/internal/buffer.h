@@ -3,7 +3,7 @@
  * lrb channels and buffers: the structures the inline fast paths touch, and
  * the position arithmetic shared by writers and readers.
  *
- * Positions are free-running byte counts of LRB_POS_BITS bits (they wrap
+ * Positions are free-running byte counts of __LRB_POS_BITS bits (they wrap
  * at 2^30 on 32-bit machines, 2^62 on 64-bit ones): a buffer of num_subbuf
  * sub-buffers of subbuf_size bytes (both powers of two) maps position p to
  * sub-buffer (p >> subbuf_order) & (num_subbuf - 1), at byte
@@ -24,11 +24,11 @@
  * the sub-buffer is delivered and no writer may touch it any more, and the
  * bits above hold the lap the entry belongs to.
  */
-#define LRB_SLOT_BITS 16
-#define LRB_WSB_NOREF BIT(LRB_SLOT_BITS)
-#define LRB_SLOT_MASK (LRB_WSB_NOREF - 1)
-#define LRB_WSB_TAG_SHIFT (LRB_SLOT_BITS + 1)
-#define LRB_MAX_SUBBUF_ORDER 30
+#define __LRB_SLOT_BITS 16
+#define __LRB_WSB_NOREF BIT(__LRB_SLOT_BITS)
+#define __LRB_SLOT_MASK (__LRB_WSB_NOREF - 1)
+#define __LRB_WSB_TAG_SHIFT (__LRB_SLOT_BITS + 1)
+#define __LRB_MAX_SUBBUF_ORDER 30
 
 /*
  * The write position stops where the last record's payload ends, so that
@@ -36,37 +36,37 @@
  * require; the next record starts at the next multiple of LRB_RECORD_ALIGN.
  *
  * The top two bits of the write position count discards, so positions
- * have LRB_POS_BITS bits and wrap at 2^LRB_POS_BITS. A discard moves the
+ * have __LRB_POS_BITS bits and wrap at 2^__LRB_POS_BITS. A discard moves the
  * position back, and a writer that read
  * the old value before the discard must not see its compare-and-swap
  * succeed when the position returns to it: its timestamp could then be
  * older than the record placed before it.
  */
-#define LRB_OFFSET_GEN_SHIFT (sizeof(unsigned long) * 8 - 2)
-#define LRB_OFFSET_GEN_ONE BIT(LRB_OFFSET_GEN_SHIFT)
-#define LRB_OFFSET_GEN_MASK (3UL << LRB_OFFSET_GEN_SHIFT)
-#define LRB_POS_BITS LRB_OFFSET_GEN_SHIFT
-#define LRB_POS_MASK (~LRB_OFFSET_GEN_MASK)
+#define __LRB_OFFSET_GEN_SHIFT (sizeof(unsigned long) * 8 - 2)
+#define __LRB_OFFSET_GEN_ONE BIT(__LRB_OFFSET_GEN_SHIFT)
+#define __LRB_OFFSET_GEN_MASK (3UL << __LRB_OFFSET_GEN_SHIFT)
+#define __LRB_POS_BITS __LRB_OFFSET_GEN_SHIFT
+#define __LRB_POS_MASK (~__LRB_OFFSET_GEN_MASK)
 
 /* Position @pos advanced by @n bytes, wrapped. */
-static __always_inline unsigned long lrb_pos_add(unsigned long pos,
+static __always_inline unsigned long __lrb_pos_add(unsigned long pos,
 						 unsigned long n)
 {
-	return (pos + n) & LRB_POS_MASK;
+	return (pos + n) & __LRB_POS_MASK;
 }
 
 /* Bytes from position @from forward to position @to, across a wrap. */
-static __always_inline unsigned long lrb_pos_dist(unsigned long from,
+static __always_inline unsigned long __lrb_pos_dist(unsigned long from,
 						  unsigned long to)
 {
-	return (to - from) & LRB_POS_MASK;
+	return (to - from) & __LRB_POS_MASK;
 }
 
 /*
  * Is position @a before @b? Wrap-safe while they are less than half the
  * position space apart: the shift drops the two bits positions lack.
  */
-static __always_inline bool lrb_pos_before(unsigned long a, unsigned long b)
+static __always_inline bool __lrb_pos_before(unsigned long a, unsigned long b)
 {
 	return (long)((a - b) << 2) < 0;
 }
@@ -74,7 +74,7 @@ static __always_inline bool lrb_pos_before(unsigned long a, unsigned long b)
 /**
  * struct lrb_buf - one ring of sub-buffers (per CPU, or the global one)
  * @offset: write position: the end of the last record reserved, with a
- *	discard generation in its top bits (see %LRB_OFFSET_GEN_MASK)
+ *	discard generation in its top bits (see %__LRB_OFFSET_GEN_MASK)
  * @last_tsc: timestamp of a recently committed record: the reference a
  *	writer compares its timestamp with to pick the compact header
  * @commit: per sub-buffer, bytes committed in all laps so far
@@ -154,37 +154,37 @@ struct lrb_chan {
 	void *priv;
 };
 
-static __always_inline unsigned long lrb_subbuf_offset(const struct lrb_chan *chan,
+static __always_inline unsigned long __lrb_subbuf_offset(const struct lrb_chan *chan,
 						       unsigned long pos)
 {
 	return pos & (chan->subbuf_size - 1);
 }
 
-static __always_inline unsigned long lrb_subbuf_index(const struct lrb_chan *chan,
+static __always_inline unsigned long __lrb_subbuf_index(const struct lrb_chan *chan,
 						      unsigned long pos)
 {
 	return (pos >> chan->subbuf_order) & (chan->num_subbuf - 1);
 }
 
-static __always_inline unsigned long lrb_lap(const struct lrb_chan *chan,
+static __always_inline unsigned long __lrb_lap(const struct lrb_chan *chan,
 					     unsigned long pos)
 {
 	return pos >> (chan->subbuf_order + chan->num_subbuf_order);
 }
 
 /* The write position of a buffer, without its discard generation. */
-static __always_inline unsigned long lrb_write_pos(unsigned long offset)
+static __always_inline unsigned long __lrb_write_pos(unsigned long offset)
 {
-	return offset & ~LRB_OFFSET_GEN_MASK;
+	return offset & ~__LRB_OFFSET_GEN_MASK;
 }
 
 /* Where a record reserved at write position @pos starts. */
-static __always_inline unsigned long lrb_align(unsigned long pos)
+static __always_inline unsigned long __lrb_align(unsigned long pos)
 {
 	return (pos + LRB_RECORD_ALIGN - 1) & ~(unsigned long)(LRB_RECORD_ALIGN - 1);
 }
 
-static __always_inline unsigned long lrb_buf_size(const struct lrb_chan *chan)
+static __always_inline unsigned long __lrb_buf_size(const struct lrb_chan *chan)
 {
 	return chan->subbuf_size << chan->num_subbuf_order;
 }
@@ -192,14 +192,14 @@ static __always_inline unsigned long lrb_buf_size(const struct lrb_chan *chan)
 /*
  * True when a sub-buffer's commit count @cc is exactly @lap full
  * sub-buffers: every lap before @lap is complete and nothing of lap @lap is
- * committed. Laps wrap with positions, after 2^(LRB_POS_BITS - buf_order)
+ * committed. Laps wrap with positions, after 2^(__LRB_POS_BITS - buf_order)
  * of them, so lap * subbuf_size is defined modulo
- * 2^(LRB_POS_BITS - num_subbuf_order): only those bits are compared.
+ * 2^(__LRB_POS_BITS - num_subbuf_order): only those bits are compared.
  */
-static __always_inline bool lrb_commit_done(const struct lrb_chan *chan,
+static __always_inline bool __lrb_commit_done(const struct lrb_chan *chan,
 					    unsigned long cc, unsigned long lap)
 {
-	unsigned long mask = LRB_POS_MASK >> chan->num_subbuf_order;
+	unsigned long mask = __LRB_POS_MASK >> chan->num_subbuf_order;
 
 	return ((cc - (lap << chan->subbuf_order)) & mask) == 0;
 }
@@ -208,10 +208,10 @@ static __always_inline bool lrb_commit_done(const struct lrb_chan *chan,
  * How many times positions wrapped before position @pos, which must be
  * within a buffer of the write position (see lrb_packet_seq()).
  */
-static inline unsigned long lrb_pos_pass(const struct lrb_buf *buf,
+static inline unsigned long __lrb_pos_pass(const struct lrb_buf *buf,
 					 unsigned long pos)
 {
-	if (pos < BIT(LRB_POS_BITS - 1))
+	if (pos < BIT(__LRB_POS_BITS - 1))
 		return READ_ONCE(buf->pass_lo);
 	return READ_ONCE(buf->pass_hi);
 }
@@ -221,7 +221,7 @@ static inline unsigned long lrb_pos_pass(const struct lrb_buf *buf,
  * to a page, so that a flushed packet does not drag a whole sub-buffer of
  * padding along.
  */
-static __always_inline unsigned long lrb_packet_size(const struct lrb_chan *chan,
+static __always_inline unsigned long __lrb_packet_size(const struct lrb_chan *chan,
 						     unsigned long content)
 {
 	unsigned long size = (content + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
@@ -230,12 +230,12 @@ static __always_inline unsigned long lrb_packet_size(const struct lrb_chan *chan
 }
 
 /* Slots of pages per buffer: the ring, plus the reader's spare in overwrite. */
-static __always_inline unsigned long lrb_nr_slots(const struct lrb_chan *chan)
+static __always_inline unsigned long __lrb_nr_slots(const struct lrb_chan *chan)
 {
 	return chan->num_subbuf + (chan->cfg->mode == LRB_MODE_OVERWRITE);
 }
 
-static __always_inline void **lrb_slot_pages(const struct lrb_chan *chan,
+static __always_inline void **__lrb_slot_pages(const struct lrb_chan *chan,
 					     struct lrb_buf *buf,
 					     unsigned long slot)
 {
