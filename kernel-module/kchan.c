@@ -286,7 +286,7 @@ static struct lrb_kchan *lrb_kchan_alloc(const struct lrb_config *cfg,
 	for_each_possible_cpu(cpu) {
 		struct lrb_kbuf *kb = &kc->kbufs[cpu];
 
-		kb->buf = lrb_channel_buf(kc->chan, cpu);
+		kb->buf = lrb_channel_nth_buf(kc->chan, cpu);
 		kb->cpu = cpu;
 		mutex_init(&kb->lock);
 		mutex_init(&kb->map_lock);

@@ -145,17 +145,17 @@ void lrb_channel_destroy(struct lrb_chan *chan)
 EXPORT_SYMBOL_GPL(lrb_channel_destroy);
 
 /**
- * lrb_channel_buf() - a buffer of a channel
+ * lrb_channel_nth_buf() - a buffer of a channel
  * @chan: the channel
  * @i: buffer index: the CPU for per-CPU channels, 0 for a global one
  *
  * Return: the buffer, or NULL if @i is out of range.
  */
-struct lrb_buf *lrb_channel_buf(struct lrb_chan *chan, unsigned int i)
+struct lrb_buf *lrb_channel_nth_buf(struct lrb_chan *chan, unsigned int i)
 {
 	return i < chan->nr_bufs ? chan->bufs[i] : NULL;
 }
-EXPORT_SYMBOL_GPL(lrb_channel_buf);
+EXPORT_SYMBOL_GPL(lrb_channel_nth_buf);
 
 #if __LRB_PORT_TEST_HOOKS
 /*

@@ -235,7 +235,7 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	if (unlikely(!len))
 		return -EINVAL;
 	__lrb_port_writer_begin();
-	buf = lrb_chan_buf(cfg, chan);
+	buf = __lrb_this_cpu_buf(cfg, chan);
 	if (unlikely(__lrb_port_nesting_inc() > LRB_MAX_NESTING)) {
 		ret = __lrb_nesting_exceeded(buf);
 		goto fail;

@@ -90,7 +90,7 @@ int lrb_channel_create(const struct lrb_config *cfg,
 		       struct lrb_chan **chanp);
 void lrb_channel_destroy(struct lrb_chan *chan);
 void lrb_channel_flush(struct lrb_chan *chan);
-struct lrb_buf *lrb_channel_buf(struct lrb_chan *chan, unsigned int i);
+struct lrb_buf *lrb_channel_nth_buf(struct lrb_chan *chan, unsigned int i);
 
 void lrb_buf_flush(struct lrb_buf *buf);
 void lrb_buf_flush_local(struct lrb_buf *buf);

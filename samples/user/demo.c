@@ -141,7 +141,7 @@ static long drain_all(struct lrb_chan *chan, unsigned int nr_cpus, u8 *packet,
 	long taken = 0;
 
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
-		struct lrb_buf *buf = lrb_channel_buf(chan, cpu);
+		struct lrb_buf *buf = lrb_channel_nth_buf(chan, cpu);
 
 		while (!lrb_get_next_subbuf(buf, &sb)) {
 			counts[cpu].lost_packets += sb.seq - next_seq[cpu];
@@ -225,7 +225,7 @@ int main(int argc, char **argv)
 	if (!writers || !counts || !next_seq || !packet)
 		return 1;
 	for (cpu = 0; cpu < nr_cpus; cpu++)
-		lrb_reader_open(lrb_channel_buf(chan, cpu));
+		lrb_reader_open(lrb_channel_nth_buf(chan, cpu));
 
 	printf("lrb demo: %u writer threads (one per CPU), %s mode, %u x %lu KiB sub-buffers per CPU, %u s\n",
 	       nr_cpus, overwrite ? "overwrite" : "discard",
@@ -257,7 +257,7 @@ int main(int argc, char **argv)
 	printf("\n%4s %14s %14s %12s %10s %10s %9s\n", "cpu", "written",
 	       "read", "lost", "lost pkts", "Mrec/s", "MB/s");
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
-		struct lrb_buf *buf = lrb_channel_buf(chan, cpu);
+		struct lrb_buf *buf = lrb_channel_nth_buf(chan, cpu);
 		struct lrb_stats st;
 
 		lrb_buf_stats(buf, &st);

@@ -405,7 +405,7 @@ static void mixed_accounting(struct kunit *test)
 {
 	struct lrbk_model *m = lrbk_model_new(test, 4096, false);
 	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgl, SB4K, 2);
-	struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+	struct lrb_buf *buf = lrb_channel_nth_buf(chan, 0);
 	unsigned long big = 0, full = 0, other = 0, inval = 0;
 	struct lrbk_drain d;
 	struct lrb_stats st;
@@ -614,7 +614,7 @@ static void nesting_limit(struct kunit *test)
 	struct lrbk_model *m2 = lrbk_model_new(test, 16, false);
 	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgc, SB4K, 4);
 	struct lrb_chan *chan2 = lrbk_chan_new(test, &cfg_dcl, SB4K, 4);
-	struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+	struct lrb_buf *buf = lrb_channel_nth_buf(chan, 0);
 	struct lrb_buf *buf2 = lrbk_my_buf(&cfg_dcl, chan2);
 	struct lrb_ctx ctx[LRB_MAX_NESTING + 1];
 	int r[9], i, n;

@@ -86,7 +86,7 @@ static void alloc_fail_everywhere(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, lrbk_write(m, cfg, chan, 1, 100), 0);
 	lrb_channel_flush(chan);
 	for (i = 0; i < nr_bufs; i++) {
-		struct lrb_buf *buf = lrb_channel_buf(chan, i);
+		struct lrb_buf *buf = lrb_channel_nth_buf(chan, i);
 
 		KUNIT_EXPECT_EQ(test, lrb_reader_open(buf), 0);
 		lrbk_drain_init(&d, test, chan, buf, m);

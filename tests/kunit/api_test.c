@@ -98,9 +98,9 @@ static void create_variants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, chan->stream_id, 42);
 	KUNIT_EXPECT_PTR_EQ(test, chan->priv, (void *)&marker);
 	KUNIT_EXPECT_GT(test, __lrb_port_live_allocs(), allocs);
-	KUNIT_EXPECT_NULL(test, lrb_channel_buf(chan, chan->nr_bufs));
+	KUNIT_EXPECT_NULL(test, lrb_channel_nth_buf(chan, chan->nr_bufs));
 	for (i = 0; i < chan->nr_bufs; i++) {
-		buf = lrb_channel_buf(chan, i);
+		buf = lrb_channel_nth_buf(chan, i);
 		KUNIT_EXPECT_NOT_NULL(test, buf);
 		if (!buf)
 			continue;
@@ -130,7 +130,7 @@ static void create_variants(struct kunit *test)
 	lrb_channel_flush(chan);
 	wb = lrbk_my_buf(cfg, chan);
 	for (i = 0; i < chan->nr_bufs; i++) {
-		buf = lrb_channel_buf(chan, i);
+		buf = lrb_channel_nth_buf(chan, i);
 		KUNIT_EXPECT_EQ(test, lrb_reader_open(buf), 0);
 		if (buf == wb) {
 			KUNIT_EXPECT_TRUE(test, lrb_buf_readable(buf));
@@ -340,7 +340,7 @@ static void compact_layout(struct kunit *test)
 {
 	struct lrbk_model *m = lrbk_model_new(test, 16, false);
 	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgc, SB16K, 4);
-	struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+	struct lrb_buf *buf = lrb_channel_nth_buf(chan, 0);
 	struct lrb_packet_header h;
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
@@ -416,7 +416,7 @@ static void large_layout(struct kunit *test)
 {
 	struct lrbk_model *m = lrbk_model_new(test, 16, false);
 	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgl, SB16K, 4);
-	struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+	struct lrb_buf *buf = lrb_channel_nth_buf(chan, 0);
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
 	unsigned long c, p;
@@ -634,7 +634,7 @@ static void padding_zeroed(struct kunit *test)
 {
 	struct lrbk_model *m = lrbk_model_new(test, 32, false);
 	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgc, SB4K, 2);
-	struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+	struct lrb_buf *buf = lrb_channel_nth_buf(chan, 0);
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
 	u32 id;
@@ -1001,9 +1001,9 @@ static void reader_busy(struct kunit *test)
 {
 	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dcc, SB4K, 2);
 	struct lrb_chan *gchan = lrbk_chan_new(test, &cfg_dgc, SB4K, 2);
-	struct lrb_buf *b0 = lrb_channel_buf(chan, 0);
-	struct lrb_buf *bl = lrb_channel_buf(chan, nr_cpu_ids - 1);
-	struct lrb_buf *g = lrb_channel_buf(gchan, 0);
+	struct lrb_buf *b0 = lrb_channel_nth_buf(chan, 0);
+	struct lrb_buf *bl = lrb_channel_nth_buf(chan, nr_cpu_ids - 1);
+	struct lrb_buf *g = lrb_channel_nth_buf(gchan, 0);
 
 	KUNIT_EXPECT_EQ(test, lrb_reader_open(b0), 0);
 	KUNIT_EXPECT_EQ(test, lrb_reader_open(b0), -EBUSY);
@@ -1238,7 +1238,7 @@ static void percpu_mapping(struct kunit *test)
 	lrb_channel_flush(chan);
 	lrb_channel_flush(gchan);
 	for (i = 0; i < nr_cpu_ids; i++) {
-		struct lrb_buf *buf = lrb_channel_buf(chan, i);
+		struct lrb_buf *buf = lrb_channel_nth_buf(chan, i);
 
 		KUNIT_ASSERT_NOT_NULL(test, buf);
 		KUNIT_EXPECT_EQ(test, buf->cpu, i);
@@ -1252,13 +1252,13 @@ static void percpu_mapping(struct kunit *test)
 		lrb_reader_close(buf);
 	}
 	KUNIT_EXPECT_EQ(test, read, total);
-	KUNIT_EXPECT_NULL(test, lrb_channel_buf(chan, nr_cpu_ids));
-	KUNIT_EXPECT_NULL(test, lrb_channel_buf(gchan, 1));
-	KUNIT_EXPECT_EQ(test, lrb_reader_open(lrb_channel_buf(gchan, 0)), 0);
-	lrbk_drain_init(&d, test, gchan, lrb_channel_buf(gchan, 0), NULL);
+	KUNIT_EXPECT_NULL(test, lrb_channel_nth_buf(chan, nr_cpu_ids));
+	KUNIT_EXPECT_NULL(test, lrb_channel_nth_buf(gchan, 1));
+	KUNIT_EXPECT_EQ(test, lrb_reader_open(lrb_channel_nth_buf(gchan, 0)), 0);
+	lrbk_drain_init(&d, test, gchan, lrb_channel_nth_buf(gchan, 0), NULL);
 	lrbk_drain_all(&d);
 	KUNIT_EXPECT_EQ(test, d.records, total);
-	lrb_reader_close(lrb_channel_buf(gchan, 0));
+	lrb_reader_close(lrb_channel_nth_buf(gchan, 0));
 }
 
 /*
@@ -1274,7 +1274,7 @@ static void unaligned_packet_end(struct kunit *test)
 	for (short_by = 0; short_by < LRB_RECORD_ALIGN; short_by++) {
 		struct lrbk_model *m = lrbk_model_new(test, 4, false);
 		struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgc, SB4K, 4);
-		struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+		struct lrb_buf *buf = lrb_channel_nth_buf(chan, 0);
 		struct lrbk_drain d;
 
 		KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
@@ -1333,7 +1333,7 @@ static void flush_final(struct kunit *test)
 	/* the ring holds 2 * SB4K / 20 records of 16 bytes at most */
 	struct lrbk_model *m = lrbk_model_new(test, 2 * SB4K / 20, false);
 	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dgc, SB4K, 2);
-	struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+	struct lrb_buf *buf = lrb_channel_nth_buf(chan, 0);
 	struct lrb_packet_header h;
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;

@@ -190,7 +190,7 @@ static void bench_drain(struct bench_target *t, unsigned int cpu,
 	struct lrb_subbuf sb;
 
 	if (t->kind == BENCH_LRB) {
-		struct lrb_buf *buf = lrb_channel_buf(t->chan, cpu);
+		struct lrb_buf *buf = lrb_channel_nth_buf(t->chan, cpu);
 
 		while (!lrb_get_next_subbuf(buf, &sb))
 			lrb_put_subbuf(buf, &sb);
@@ -227,7 +227,7 @@ static void bench_targets(struct kunit *test, struct bench_target *t,
 	t[BENCH_LRB].chan = lrbk_chan_new(test, cfg, BENCH_SUBBUF,
 					  BENCH_NUM_SUBBUF);
 	for_each_possible_cpu(cpu)
-		KUNIT_ASSERT_EQ(test, lrb_reader_open(lrb_channel_buf(t[BENCH_LRB].chan, cpu)), 0);
+		KUNIT_ASSERT_EQ(test, lrb_reader_open(lrb_channel_nth_buf(t[BENCH_LRB].chan, cpu)), 0);
 	t[BENCH_FTRACE].rb = ring_buffer_alloc(BENCH_BUF_BYTES,
 					       overwrite ? RB_FL_OVERWRITE : 0);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, t[BENCH_FTRACE].rb,

@@ -460,8 +460,8 @@ struct lrb_buf *lrbk_my_buf(const struct lrb_config *cfg,
 			    struct lrb_chan *chan)
 {
 	if (cfg->alloc == LRB_ALLOC_GLOBAL)
-		return lrb_channel_buf(chan, 0);
-	return lrb_channel_buf(chan, raw_smp_processor_id());
+		return lrb_channel_nth_buf(chan, 0);
+	return lrb_channel_nth_buf(chan, raw_smp_processor_id());
 }
 
 /*

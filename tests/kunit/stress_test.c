@@ -838,7 +838,7 @@ static struct st_run *st_setup(struct kunit *test, const struct st_variant *v)
 	for (b = 0; b < run->nbufs; b++) {
 		struct st_rbuf *r = &run->rb[b];
 
-		r->buf = lrb_channel_buf(run->chan, b);
+		r->buf = lrb_channel_nth_buf(run->chan, b);
 		r->b = b;
 		r->last_seq = kunit_kcalloc(test, nk, sizeof(u64), GFP_KERNEL);
 		r->last_epoch = kunit_kcalloc(test, nk, sizeof(u64),

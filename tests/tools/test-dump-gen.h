@@ -241,7 +241,7 @@ static inline int gen_stream(const struct lrb_config *cfg, unsigned int cpu,
 	gen_nr = 0;
 	gen_cpu = cpu;
 	gen_now = t0;
-	buf = lrb_channel_buf(chan, 0);
+	buf = lrb_channel_nth_buf(chan, 0);
 	if (lrb_reader_open(buf)) {
 		lrb_channel_destroy(chan);
 		return -1;

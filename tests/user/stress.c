@@ -1094,8 +1094,8 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 	run->nbufs = v->cfg->alloc == LRB_ALLOC_GLOBAL ? 1 : nr_cpus;
 	run->nwriters = nr_cpus;
 	nk = run->nwriters * MAX_CTX;
-	CHECK(lrb_channel_buf(run->chan, run->nbufs - 1) &&
-	      !lrb_channel_buf(run->chan, run->nbufs),
+	CHECK(lrb_channel_nth_buf(run->chan, run->nbufs - 1) &&
+	      !lrb_channel_nth_buf(run->chan, run->nbufs),
 	      "%s: channel has not %u buffers", v->name, run->nbufs);
 
 	run->w = xcalloc(run->nwriters, sizeof(*run->w));
@@ -1130,7 +1130,7 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 
 		r->run = run;
 		r->b = b;
-		r->buf = lrb_channel_buf(run->chan, b);
+		r->buf = lrb_channel_nth_buf(run->chan, b);
 		r->rng = stress_mix(b + 1000) | 1;
 		r->copy = xcalloc(1, SUBBUF_SIZE);
 		r->copy2 = xcalloc(1, SUBBUF_SIZE);

@@ -116,7 +116,7 @@ static void test_wait_readable(void)
 	pthread_t th;
 
 	REQUIRE(chan);
-	buf = lrb_channel_buf(chan, 0);
+	buf = lrb_channel_nth_buf(chan, 0);
 	CHECK_EQ(lrb_reader_open(buf), 0);
 	CHECK_EQ(lrb_wait_readable(buf, 20), -ETIMEDOUT);
 	REQUIRE_EQ(pthread_create(&th, NULL, late_writer, chan), 0);
@@ -167,7 +167,7 @@ static void one_percpu(unsigned int nr_cpus)
 	CHECK(total > 0);
 	lrb_channel_flush(chan);
 	for (i = 0; i < chan->nr_bufs; i++) {
-		struct lrb_buf *buf = lrb_channel_buf(chan, i);
+		struct lrb_buf *buf = lrb_channel_nth_buf(chan, i);
 
 		CHECK_EQ(buf->cpu, i);
 		CHECK_EQ(lrb_reader_open(buf), 0);

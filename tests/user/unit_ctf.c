@@ -286,7 +286,7 @@ static void run_trace(const char *name, const struct lrb_config *cfg,
 	snprintf(trace, sizeof(trace), "%s/%s", dir, name);
 	REQUIRE(!mkdir(trace, 0755));
 	REQUIRE(!lrb_channel_create(cfg, &attr, &chan));
-	buf = lrb_channel_buf(chan, 0);
+	buf = lrb_channel_nth_buf(chan, 0);
 	REQUIRE(!lrb_reader_open(buf));
 	snprintf(path, sizeof(path), "%s/stream_0", trace);
 	f = fopen(path, "w");

@@ -597,7 +597,7 @@ static void roundtrip_forms(const struct lrb_config *cfg)
 
 	ret = lrb_channel_create(cfg, &attr, &chan);
 	REQUIRE_EQ(ret, 0);
-	buf = lrb_channel_buf(chan, 0);
+	buf = lrb_channel_nth_buf(chan, 0);
 	CHECK_EQ(lrb_reader_open(buf), 0);
 	n = make_steps(cfg, steps, 256);
 	for (i = 0; i < n; i++) {

@@ -242,7 +242,7 @@ static __always_inline void **__lrb_slot_pages(const struct lrb_chan *chan,
 	return buf->pages + slot * chan->pages_per_subbuf;
 }
 
-static __always_inline struct lrb_buf *lrb_chan_buf(const struct lrb_config *cfg,
+static __always_inline struct lrb_buf *__lrb_this_cpu_buf(const struct lrb_config *cfg,
 						    struct lrb_chan *chan)
 {
 	unsigned int cpu;

@@ -116,7 +116,7 @@ static void drain(struct lrb_chan *chan)
 	unsigned int i;
 
 	for (i = 0; i < chan->nr_bufs; i++) {
-		struct lrb_buf *buf = lrb_channel_buf(chan, i);
+		struct lrb_buf *buf = lrb_channel_nth_buf(chan, i);
 
 		while (!lrb_get_next_subbuf(buf, &sb))
 			lrb_put_subbuf(buf, &sb);
@@ -164,7 +164,7 @@ static struct lrb_chan *make_chan(const struct icount_case *c)
 		exit(1);
 	}
 	for (i = 0; c->drain && i < chan->nr_bufs; i++)
-		lrb_reader_open(lrb_channel_buf(chan, i));
+		lrb_reader_open(lrb_channel_nth_buf(chan, i));
 	return chan;
 }
 

@@ -49,7 +49,7 @@ static void *writer_main(void *arg)
 static void *reader_main(void *arg)
 {
 	struct round *r = arg;
-	struct lrb_buf *buf = lrb_channel_buf(chan, 0);
+	struct lrb_buf *buf = lrb_channel_nth_buf(chan, 0);
 	struct lrb_subbuf sb;
 	double t0;
 	int done;
@@ -81,12 +81,12 @@ void bench_consumer_init(const struct bench_geometry *geo)
 		fprintf(stderr, "lrb bench-user: out of memory for the consumer's copy buffer\n");
 		exit(1);
 	}
-	lrb_reader_open(lrb_channel_buf(chan, 0));
+	lrb_reader_open(lrb_channel_nth_buf(chan, 0));
 }
 
 void bench_consumer_exit(void)
 {
-	lrb_reader_close(lrb_channel_buf(chan, 0));
+	lrb_reader_close(lrb_channel_nth_buf(chan, 0));
 	lrb_channel_destroy(chan);
 	free(copy_dst);
 }

@@ -150,14 +150,14 @@ static void *drainer_main(void *arg)
 	unsigned int i;
 
 	for (i = 0; i < dis_chan->nr_bufs; i++)
-		lrb_reader_open(lrb_channel_buf(dis_chan, i));
+		lrb_reader_open(lrb_channel_nth_buf(dis_chan, i));
 	/*
 	 * Sleep between polls rather than spin: the writer's CPU may share
 	 * its core with the reader's on other machines.
 	 */
 	for (;;) {
 		for (i = 0; i < dis_chan->nr_bufs; i++) {
-			struct lrb_buf *buf = lrb_channel_buf(dis_chan, i);
+			struct lrb_buf *buf = lrb_channel_nth_buf(dis_chan, i);
 
 			while (!lrb_get_next_subbuf(buf, &sb))
 				lrb_put_subbuf(buf, &sb);
@@ -168,7 +168,7 @@ static void *drainer_main(void *arg)
 		usleep(50);
 	}
 	for (i = 0; i < dis_chan->nr_bufs; i++)
-		lrb_reader_close(lrb_channel_buf(dis_chan, i));
+		lrb_reader_close(lrb_channel_nth_buf(dis_chan, i));
 	return NULL;
 }
 
