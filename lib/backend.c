@@ -30,13 +30,13 @@ struct lrb_buf *lrb_buf_alloc(struct lrb_chan *chan, unsigned int cpu)
 	buf->cpu = cpu;
 	__lrb_port_wait_init(buf);
 	buf->commit = __lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->commit),
-				      node);
+					node);
 	buf->pages = __lrb_port_zalloc(nr_pages * sizeof(*buf->pages), node);
 	if (!buf->commit || !buf->pages)
 		goto fail;
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE) {
 		buf->wsb = __lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->wsb),
-					   node);
+					     node);
 		if (!buf->wsb)
 			goto fail;
 		/* sub-buffer i starts in slot i, in lap 0, not delivered */

@@ -12,7 +12,4 @@ void lrb_pages_copy_out(void *const *pages, unsigned long offset, void *dst,
 void lrb_pages_fill(void *const *pages, unsigned long offset, const void *src,
 		    unsigned long len);
 
-/* Test hook (__LRB_PORT_TEST_HOOKS); the tests declare it too. */
-int __lrb_channel_start_at(struct lrb_chan *chan, u64 pos);
-
 #endif /* _LRB_LIB_BACKEND_H */

@@ -185,9 +185,9 @@ static void lrb_buf_start_at(struct lrb_buf *buf, unsigned long pos,
 		/* as lrb_buf_alloc() leaves lap 0: claimed, not delivered */
 		if (chan->cfg->mode == LRB_MODE_OVERWRITE)
 			__lrb_atomic_set(&buf->wsb[i],
-				       (__lrb_atomic_read(&buf->wsb[i]) &
-					__LRB_SLOT_MASK) |
-					       lap << __LRB_WSB_TAG_SHIFT);
+					 (__lrb_atomic_read(&buf->wsb[i]) &
+					  __LRB_SLOT_MASK) |
+					 lap << __LRB_WSB_TAG_SHIFT);
 	}
 	/* what the openers at the quarters would have recorded */
 	buf->pass_hi = pass;

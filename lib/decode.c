@@ -10,6 +10,7 @@
  * a little-endian one and the other way round.
  */
 #include <lrb/decode.h>
+#include "port.h"
 
 static int lrb_decode_fail(struct lrb_packet_iter *it, unsigned long offset,
 			   const char *error)

@@ -74,7 +74,7 @@ EXPORT_SYMBOL_GPL(__lrb_write_slow);
  * Return: the slot whose pages the writer must use.
  */
 unsigned long __lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
-			     unsigned long lap)
+			       unsigned long lap)
 {
 	unsigned long tag = lap << __LRB_WSB_TAG_SHIFT;
 	unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
@@ -130,7 +130,7 @@ static void lrb_commit_bytes(struct lrb_buf *buf, unsigned long pos,
 	 */
 	smp_wmb();
 	cc = __lrb_v_add_return(lrb_chan_per_cpu(chan), len,
-			      &buf->commit[__lrb_subbuf_index(chan, pos)]);
+				&buf->commit[__lrb_subbuf_index(chan, pos)]);
 	if (__lrb_commit_done(chan, cc, __lrb_lap(chan, pos) + 1))
 		__lrb_deliver(buf, pos);
 }
@@ -197,7 +197,7 @@ static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
 
 		if (old == c) {
 			__lrb_atomic_add(__lrb_pos_dist(c, want) >> chan->subbuf_order,
-				       &buf->lost_packets);
+					 &buf->lost_packets);
 			/* the new read position may hold a delivered packet */
 			if (chan->cfg->wakeup == LRB_WAKEUP_BY_WRITER)
 				__lrb_port_wake(buf);
@@ -272,7 +272,7 @@ static int lrb_check_space(struct lrb_buf *buf, unsigned long start)
 		    __lrb_buf_size(chan))
 		return -ENOBUFS;
 	cc = __lrb_v_read(lrb_chan_per_cpu(chan),
-			&buf->commit[__lrb_subbuf_index(chan, start)]);
+			  &buf->commit[__lrb_subbuf_index(chan, start)]);
 	if (!__lrb_commit_done(chan, cc, __lrb_lap(chan, start)))
 		return -EAGAIN;
 	return 0;
@@ -336,8 +336,8 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	p->old = __lrb_write_pos(p->offset);
 	ctx->tsc = cfg->cb.clock_read();
 	p->header_len = __lrb_header_len(cfg, ctx->id,
-				       ctx->tsc -
-				       __lrb_v64_read(per_cpu, &buf->last_tsc));
+					 ctx->tsc -
+					 __lrb_v64_read(per_cpu, &buf->last_tsc));
 	/* compared before the sum, which wraps on 32-bit for len near 4 GiB */
 	if (ctx->len > chan->subbuf_size - LRB_PACKET_HEADER_SIZE - p->header_len)
 		return -EMSGSIZE;
@@ -396,8 +396,8 @@ int __lrb_reserve_slow(struct lrb_ctx *ctx)
 			return lrb_count_lost(buf, ret);
 		ctx->gen = p.offset & __LRB_OFFSET_GEN_MASK;
 		if (!ret && __lrb_v_cmpxchg(per_cpu, &buf->offset, p.offset,
-					  (p.end & __LRB_POS_MASK) | ctx->gen) ==
-				    p.offset)
+					    (p.end & __LRB_POS_MASK) | ctx->gen) ==
+		    p.offset)
 			break;
 	}
 
@@ -501,7 +501,7 @@ static void lrb_close_final(void *arg)
 		lrb_open_packet(buf, start, tsc);
 	}
 	__lrb_v_set(per_cpu, &buf->offset,
-		  __lrb_pos_add(old | (chan->subbuf_size - 1), 1) | gen);
+		    __lrb_pos_add(old | (chan->subbuf_size - 1), 1) | gen);
 	lrb_close_packet(buf, old, tsc, lrb_buf_lost(buf));
 }
 

@@ -12,6 +12,7 @@
  * big-endian one, so there the timestamp bits come first.
  */
 #include <lrb/metadata.h>
+#include "port.h"
 
 #define LRB_CLOCK_NAME "lrb_clock"
 

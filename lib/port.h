@@ -8,6 +8,10 @@
 #define _LRB_LIB_PORT_H
 
 #include <lrb/internal/buffer.h>
+#ifndef __KERNEL__
+#include "kernel_compat.h"
+#endif
+#include "test_hooks.h"
 
 void *__lrb_port_zalloc(unsigned long size, int node);
 void __lrb_port_free(void *p);
@@ -22,12 +26,5 @@ void __lrb_port_wait_init(struct lrb_buf *buf);
 void __lrb_port_wait_fini(struct lrb_buf *buf);
 void __lrb_port_wake(struct lrb_buf *buf);
 void __lrb_port_synchronize(void);
-
-/*
- * Test hooks: port_user.c always, port_kernel.c with CONFIG_LRB_KUNIT_TEST.
- * The tests declare them too (tests/user/test.h, tests/kunit/lrb_kunit.h).
- */
-void __lrb_port_fail_alloc_after(long n);
-long __lrb_port_live_allocs(void);
 
 #endif /* _LRB_LIB_PORT_H */

@@ -63,7 +63,7 @@ static bool lrb_subbuf_delivered(struct lrb_buf *buf, unsigned long pos)
 		       lrb_delivered_tag(chan, pos);
 	return __lrb_commit_done(chan,
 			       __lrb_v_read(__lrb_per_cpu(chan->cfg),
-					  &buf->commit[idx]),
+					    &buf->commit[idx]),
 			       __lrb_lap(chan, pos) + 1);
 }
 
@@ -189,7 +189,7 @@ int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 		if (ret)
 			return ret;
 		if (__lrb_atomic_cmpxchg(&buf->consumed, c,
-				       __lrb_pos_add(c, chan->subbuf_size)) == c) {
+					 __lrb_pos_add(c, chan->subbuf_size)) == c) {
 			lrb_fill_subbuf(buf, sb, c, slot, true);
 			return 0;
 		}
@@ -257,8 +257,8 @@ static void lrb_release(struct lrb_buf *buf)
 	if (chan->cfg->mode == LRB_MODE_DISCARD) {
 		if (buf->held_consuming)
 			__lrb_atomic_set(&buf->consumed,
-				       __lrb_pos_add(buf->held_pos,
-						   chan->subbuf_size));
+					 __lrb_pos_add(buf->held_pos,
+						       chan->subbuf_size));
 		return;
 	}
 	if (!buf->held_consuming) {
@@ -266,7 +266,7 @@ static void lrb_release(struct lrb_buf *buf)
 		tag = lrb_delivered_tag(chan, buf->held_pos);
 		/* put the pages back where they were, if still unused */
 		if (__lrb_atomic_cmpxchg(&buf->wsb[idx], buf->spare | tag,
-				       buf->held_slot | tag) ==
+					 buf->held_slot | tag) ==
 		    (buf->spare | tag))
 			return;
 	}
@@ -338,7 +338,7 @@ void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 	*consumed = __lrb_atomic_read(&buf->consumed);
 	/* where the next record starts: the last one may end short of it */
 	*produced = __lrb_align(__lrb_write_pos(__lrb_v_read(__lrb_per_cpu(buf->chan->cfg),
-						       &buf->offset))) &
+							     &buf->offset))) &
 		    __LRB_POS_MASK;
 }
 EXPORT_SYMBOL_GPL(lrb_positions);

@@ -70,7 +70,7 @@ enum lrb_header_layout {
  *	packet can be delivered to a reader
  */
 struct lrb_client_cb {
-	u64 (*clock_read)(void);
+	uint64_t (*clock_read)(void);
 	void (*packet_begin)(struct lrb_buf *buf,
 			     struct lrb_packet_header *header);
 	void (*packet_end)(struct lrb_buf *buf,

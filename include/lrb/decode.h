@@ -26,8 +26,8 @@
 struct lrb_decoder {
 	enum lrb_header_layout header;
 	unsigned int tsc_bits;
-	long (*payload_size)(const struct lrb_decoder *dec, u32 id,
-			     const u8 *payload, unsigned long avail);
+	long (*payload_size)(const struct lrb_decoder *dec, uint32_t id,
+			     const uint8_t *payload, unsigned long avail);
 	void *priv;
 };
 
@@ -41,9 +41,9 @@ struct lrb_decoder {
  * @extended: the record used an extended header
  */
 struct lrb_record {
-	u32 id;
-	u64 timestamp;
-	const u8 *payload;
+	uint32_t id;
+	uint64_t timestamp;
+	const uint8_t *payload;
 	unsigned long len;
 	unsigned long offset;
 	bool extended;
@@ -65,10 +65,10 @@ struct lrb_record {
  */
 struct lrb_packet_iter {
 	const struct lrb_decoder *dec;
-	const u8 *base;
+	const uint8_t *base;
 	unsigned long content;
 	unsigned long pos;
-	u64 last_ts;
+	uint64_t last_ts;
 	struct lrb_packet_header header;
 	bool swapped;
 	const char *error;

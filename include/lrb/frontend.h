@@ -42,85 +42,66 @@ struct lrb_ctx {
 	unsigned long begin;
 	unsigned long end;
 	unsigned long pos;
-	u64 tsc;
-	u32 id;
-	u32 len;
+	uint64_t tsc;
+	uint32_t id;
+	uint32_t len;
 	unsigned long gen;
 };
 
-/**
- * enum __lrb_test_point - points of the fast paths where a test can run a
- *	nested writer, as an NMI landing there would
- * @__LRB_TEST_AFTER_READ_POS: lrb_reserve() read the write position and has
- *	not read the clock yet
- * @__LRB_TEST_AFTER_CAS: lrb_reserve()'s fast-path compare-and-swap took the
- *	slot; the record header is not written yet
- * @__LRB_TEST_BEFORE_COMMIT_ADD: lrb_commit() is about to add the record to
- *	the sub-buffer's commit count
- * @__LRB_TEST_AFTER_COMMIT_ADD: lrb_commit() added to the commit count and
- *	has not delivered the sub-buffer yet (if its add completed it)
- *
- * A file that defines __LRB_TEST_HOOKS before including the lrb headers gets
- * a call of __lrb_test_hook(), which it must define, at each point. In every
- * other file __LRB_TEST_HOOK() calls an empty inline function: nothing.
+/*
+ * Points of the fast paths where a test runs a nested writer: only the tests
+ * that include lib/test_hooks.h (not installed) call anything there.
  */
-enum __lrb_test_point {
-	__LRB_TEST_AFTER_READ_POS,
-	__LRB_TEST_AFTER_CAS,
-	__LRB_TEST_BEFORE_COMMIT_ADD,
-	__LRB_TEST_AFTER_COMMIT_ADD,
-};
-
-#ifdef __LRB_TEST_HOOKS
-void __lrb_test_hook(enum __lrb_test_point point, struct lrb_ctx *ctx);
-#else
-static __always_inline void __lrb_test_hook(enum __lrb_test_point point,
-					  struct lrb_ctx *ctx)
+#ifndef __LRB_TEST_HOOK
+static __always_inline void __lrb_no_test_hook(const char *point,
+					       struct lrb_ctx *ctx)
 {
+	(void)point;
+	(void)ctx;
 }
-#endif
 
-#define __LRB_TEST_HOOK(point, ctx) __lrb_test_hook(__LRB_TEST_##point, ctx)
+#define __LRB_TEST_HOOK(point, ctx) __lrb_no_test_hook(#point, ctx)
+#endif
 
 int __lrb_reserve_slow(struct lrb_ctx *ctx);
 void __lrb_write_slow(struct lrb_ctx *ctx, const void *src, size_t len);
 unsigned long __lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
-			     unsigned long lap);
+			       unsigned long lap);
 void __lrb_deliver(struct lrb_buf *buf, unsigned long begin);
 int __lrb_nesting_exceeded(struct lrb_buf *buf);
 
-static __always_inline u32 __lrb_compact_id_extended(const struct lrb_config *cfg)
+static __always_inline uint32_t __lrb_compact_id_extended(const struct lrb_config *cfg)
 {
 	return (1U << (32 - cfg->tsc_bits)) - 1;
 }
 
 /* Header bytes for event @id, @delta clock ticks after the last record. */
-static __always_inline u32 __lrb_header_len(const struct lrb_config *cfg, u32 id,
-					  u64 delta)
+static __always_inline uint32_t __lrb_header_len(const struct lrb_config *cfg, uint32_t id,
+						 uint64_t delta)
 {
 	if (cfg->header == LRB_HEADER_COMPACT) {
-		if (likely(id < __lrb_compact_id_extended(cfg) &&
-			   !(delta >> cfg->tsc_bits)))
+		if (__lrb_likely(id < __lrb_compact_id_extended(cfg) &&
+				 !(delta >> cfg->tsc_bits)))
 			return LRB_COMPACT_HEADER_SIZE;
-	} else if (likely(id != LRB_LARGE_ID_EXTENDED && !(delta >> 32))) {
+	} else if (__lrb_likely(id != LRB_LARGE_ID_EXTENDED && !(delta >> 32))) {
 		return LRB_LARGE_HEADER_SIZE;
 	}
 	return LRB_EXTENDED_HEADER_SIZE;
 }
 
 /* Ring bytes a record takes: header and payload, padded to alignment. */
-static __always_inline unsigned long __lrb_slot_len(u32 header_len, u32 len)
+static __always_inline unsigned long __lrb_slot_len(uint32_t header_len, uint32_t len)
 {
 	return __lrb_align((unsigned long)header_len + len);
 }
 
 static __always_inline void *__lrb_ctx_addr(const struct lrb_ctx *ctx,
-					  unsigned long pos)
+					    unsigned long pos)
 {
 	unsigned long off = __lrb_subbuf_offset(ctx->chan, pos);
 
 	return (char *)ctx->pages[off >> LRB_PAGE_SHIFT] +
-	       (off & (PAGE_SIZE - 1));
+	       (off & (LRB_PAGE_SIZE - 1));
 }
 
 /**
@@ -135,7 +116,7 @@ static __always_inline void *__lrb_ctx_addr(const struct lrb_ctx *ctx,
 static __always_inline void lrb_write(struct lrb_ctx *ctx, const void *src,
 				      size_t len)
 {
-	if (likely((ctx->pos & (PAGE_SIZE - 1)) + len <= PAGE_SIZE))
+	if (__lrb_likely((ctx->pos & (LRB_PAGE_SIZE - 1)) + len <= LRB_PAGE_SIZE))
 		memcpy(__lrb_ctx_addr(ctx, ctx->pos), src, len);
 	else
 		__lrb_write_slow(ctx, src, len);
@@ -143,23 +124,23 @@ static __always_inline void lrb_write(struct lrb_ctx *ctx, const void *src,
 }
 
 static __always_inline void __lrb_write_record_header(const struct lrb_config *cfg,
-						    struct lrb_ctx *ctx,
-						    u32 header_len)
+						      struct lrb_ctx *ctx,
+						      uint32_t header_len)
 {
-	u32 h[4];
+	uint32_t h[4];
 
 	if (cfg->header == LRB_HEADER_COMPACT &&
 	    header_len == LRB_COMPACT_HEADER_SIZE) {
 		/* 4-byte aligned, so never across a page */
-		*(u32 *)__lrb_ctx_addr(ctx, ctx->pos) =
-			ctx->id | (u32)ctx->tsc << (32 - cfg->tsc_bits);
+		*(uint32_t *)__lrb_ctx_addr(ctx, ctx->pos) =
+			ctx->id | (uint32_t)ctx->tsc << (32 - cfg->tsc_bits);
 		ctx->pos += LRB_COMPACT_HEADER_SIZE;
 		return;
 	}
 	if (cfg->header == LRB_HEADER_LARGE &&
 	    header_len == LRB_LARGE_HEADER_SIZE) {
 		h[0] = ctx->id;
-		h[1] = (u32)ctx->tsc;
+		h[1] = (uint32_t)ctx->tsc;
 		lrb_write(ctx, h, LRB_LARGE_HEADER_SIZE);
 		return;
 	}
@@ -176,21 +157,21 @@ static __always_inline void __lrb_write_record_header(const struct lrb_config *c
  * it out; return its slot. Usually one load and a test.
  */
 static __always_inline unsigned long __lrb_claim(struct lrb_buf *buf,
-					       unsigned long pos)
+						 unsigned long pos)
 {
 	const struct lrb_chan *chan = buf->chan;
 	unsigned long idx = __lrb_subbuf_index(chan, pos);
 	unsigned long lap = __lrb_lap(chan, pos);
 	unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
-	if (unlikely((w & ~__LRB_SLOT_MASK) != lap << __LRB_WSB_TAG_SHIFT))
+	if (__lrb_unlikely((w & ~__LRB_SLOT_MASK) != lap << __LRB_WSB_TAG_SHIFT))
 		return __lrb_claim_slow(buf, idx, lap);
 	return w & __LRB_SLOT_MASK;
 }
 
 /* Point @ctx at the pages of its slot and write the record header. */
 static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
-					    struct lrb_ctx *ctx, u32 header_len)
+					      struct lrb_ctx *ctx, uint32_t header_len)
 {
 	unsigned long slot;
 
@@ -224,19 +205,19 @@ static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
  */
 static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 				       struct lrb_chan *chan,
-				       struct lrb_ctx *ctx, u32 id, u32 len)
+				       struct lrb_ctx *ctx, uint32_t id, uint32_t len)
 {
 	bool per_cpu = __lrb_per_cpu(cfg);
 	unsigned long offset, prev, begin, end;
 	struct lrb_buf *buf;
-	u32 header_len;
+	uint32_t header_len;
 	int ret;
 
-	if (unlikely(!len))
+	if (__lrb_unlikely(!len))
 		return -EINVAL;
 	__lrb_port_writer_begin();
 	buf = __lrb_this_cpu_buf(cfg, chan);
-	if (unlikely(__lrb_port_nesting_inc() > LRB_MAX_NESTING)) {
+	if (__lrb_unlikely(__lrb_port_nesting_inc() > LRB_MAX_NESTING)) {
 		ret = __lrb_nesting_exceeded(buf);
 		goto fail;
 	}
@@ -253,19 +234,20 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	 * On 32-bit, begin + len wraps for len near 4 GiB, and could land back
 	 * in this sub-buffer: the slow path refuses such a record.
 	 */
-	if (unlikely(!__lrb_subbuf_offset(chan, begin) ||
-		     (sizeof(long) < sizeof(u64) && len > BIT(__LRB_MAX_SUBBUF_ORDER))))
+	if (__lrb_unlikely(!__lrb_subbuf_offset(chan, begin) ||
+			   (sizeof(long) < sizeof(uint64_t) &&
+			    len > (1UL << __LRB_MAX_SUBBUF_ORDER))))
 		goto slow;
 	ctx->tsc = cfg->cb.clock_read();
 	header_len = __lrb_header_len(cfg, id,
-				    ctx->tsc - __lrb_v64_read(per_cpu, &buf->last_tsc));
+				      ctx->tsc - __lrb_v64_read(per_cpu, &buf->last_tsc));
 	end = begin + header_len + len;
 	/* the slot must end inside this sub-buffer, not on its boundary */
-	if (unlikely((begin ^ __lrb_align(end)) >> chan->subbuf_order))
+	if (__lrb_unlikely((begin ^ __lrb_align(end)) >> chan->subbuf_order))
 		goto slow;
 	ctx->gen = offset & __LRB_OFFSET_GEN_MASK;
-	if (unlikely(__lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
-				   end | ctx->gen) != offset))
+	if (__lrb_unlikely(__lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
+					   end | ctx->gen) != offset))
 		goto slow;
 	ctx->prev = prev;
 	ctx->begin = begin;
@@ -276,7 +258,7 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 
 slow:
 	ret = __lrb_reserve_slow(ctx);
-	if (likely(!ret))
+	if (__lrb_likely(!ret))
 		return 0;
 fail:
 	__lrb_port_nesting_dec();
@@ -313,12 +295,12 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	__lrb_v64_set(__lrb_per_cpu(cfg), &buf->last_tsc, ctx->tsc);
 	__lrb_v_inc(__lrb_per_cpu(cfg), &buf->records);
 	/* the record's bytes before the count that publishes them */
-	smp_wmb();
+	__lrb_smp_wmb();
 	__LRB_TEST_HOOK(BEFORE_COMMIT_ADD, ctx);
 	cc = __lrb_v_add_return(__lrb_per_cpu(cfg), slot_end - ctx->begin,
-			      &buf->commit[__lrb_subbuf_index(chan, ctx->begin)]);
+				&buf->commit[__lrb_subbuf_index(chan, ctx->begin)]);
 	__LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
-	if (unlikely(__lrb_commit_done(chan, cc, __lrb_lap(chan, ctx->begin) + 1)))
+	if (__lrb_unlikely(__lrb_commit_done(chan, cc, __lrb_lap(chan, ctx->begin) + 1)))
 		__lrb_deliver(buf, ctx->begin);
 	__lrb_port_nesting_dec();
 	__lrb_port_writer_end();
@@ -343,7 +325,7 @@ static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
 	unsigned long offset = (ctx->end & __LRB_POS_MASK) | ctx->gen;
 
 	if (__lrb_v_cmpxchg(__lrb_per_cpu(cfg), &ctx->buf->offset, offset,
-			  ctx->prev | gen) != offset)
+			    ctx->prev | gen) != offset)
 		return -EBUSY;
 	__lrb_port_nesting_dec();
 	__lrb_port_writer_end();
@@ -361,14 +343,14 @@ static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
  * Return: as lrb_reserve().
  */
 static __always_inline int lrb_event_write(const struct lrb_config *cfg,
-					   struct lrb_chan *chan, u32 id,
-					   const void *payload, u32 len)
+					   struct lrb_chan *chan, uint32_t id,
+					   const void *payload, uint32_t len)
 {
 	struct lrb_ctx ctx;
 	int ret;
 
 	ret = lrb_reserve(cfg, chan, &ctx, id, len);
-	if (unlikely(ret))
+	if (__lrb_unlikely(ret))
 		return ret;
 	lrb_write(&ctx, payload, len);
 	lrb_commit(cfg, &ctx);

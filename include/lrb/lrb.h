@@ -15,9 +15,9 @@
 #define LRB_PACKET_HEADER_SIZE sizeof(struct lrb_packet_header)
 
 /* Limits on the channel geometry. */
-#define LRB_MIN_SUBBUF_SIZE PAGE_SIZE
-#define LRB_MAX_SUBBUF_SIZE BIT(__LRB_MAX_SUBBUF_ORDER)
-#define LRB_MAX_NUM_SUBBUF BIT(__LRB_SLOT_BITS - 1)
+#define LRB_MIN_SUBBUF_SIZE LRB_PAGE_SIZE
+#define LRB_MAX_SUBBUF_SIZE (1UL << __LRB_MAX_SUBBUF_ORDER)
+#define LRB_MAX_NUM_SUBBUF (1UL << (__LRB_SLOT_BITS - 1))
 
 /**
  * struct lrb_chan_attr - run-time attributes of a channel
@@ -34,7 +34,7 @@ struct lrb_chan_attr {
 	unsigned long subbuf_size;
 	unsigned long num_subbuf;
 	unsigned int nr_cpus;
-	u32 stream_id;
+	uint32_t stream_id;
 	void *priv;
 };
 
@@ -54,8 +54,8 @@ struct lrb_chan_attr {
  */
 struct lrb_stats {
 	unsigned long records;
-	u64 produced;
-	u64 consumed;
+	uint64_t produced;
+	uint64_t consumed;
 	unsigned long lost_full;
 	unsigned long lost_wrap;
 	unsigned long lost_big;
@@ -81,7 +81,7 @@ struct lrb_subbuf {
 	unsigned long slot;
 	unsigned long content_size;
 	unsigned long packet_size;
-	u64 seq;
+	uint64_t seq;
 	bool consuming;
 };
 
@@ -94,7 +94,7 @@ struct lrb_buf *lrb_channel_nth_buf(struct lrb_chan *chan, unsigned int i);
 
 void lrb_buf_flush(struct lrb_buf *buf);
 void lrb_buf_flush_local(struct lrb_buf *buf);
-void lrb_buf_flush_final(struct lrb_buf *buf, u64 tsc);
+void lrb_buf_flush_final(struct lrb_buf *buf, uint64_t tsc);
 void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats);
 unsigned long lrb_buf_lost(struct lrb_buf *buf);
 

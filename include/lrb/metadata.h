@@ -17,9 +17,9 @@
  * @events: TSDL event declarations of the client, or NULL
  */
 struct lrb_metadata_attr {
-	u64 clock_freq;
-	s64 clock_offset_s;
-	u64 clock_offset;
+	uint64_t clock_freq;
+	int64_t clock_offset_s;
+	uint64_t clock_offset;
 	const char *events;
 };
 

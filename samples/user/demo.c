@@ -11,6 +11,7 @@
  */
 #include <getopt.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,10 +23,10 @@
 enum { EV_IO_DONE = 1 };
 
 struct io_done {
-	u64 seq;
-	u32 cpu;
-	u32 bytes;
-	u64 latency_ns;
+	uint64_t seq;
+	uint32_t cpu;
+	uint32_t bytes;
+	uint64_t latency_ns;
 };
 
 /*
@@ -58,14 +59,14 @@ struct per_cpu_count {
 	unsigned long read;
 	unsigned long bytes;
 	unsigned long lost_packets;
-	u64 last_seq;
+	uint64_t last_seq;
 };
 
 static volatile int stop;
 static volatile int writers_done;
 
-static long payload_size(const struct lrb_decoder *dec, u32 id,
-			 const u8 *payload, unsigned long avail)
+static long payload_size(const struct lrb_decoder *dec, uint32_t id,
+			 const uint8_t *payload, unsigned long avail)
 {
 	return id == EV_IO_DONE ? (long)sizeof(struct io_done) : -1;
 }
@@ -108,7 +109,7 @@ static void *writer_main(void *arg)
 }
 
 static int drain_packet(struct lrb_chan *chan, struct lrb_subbuf *sb,
-			u8 *packet, struct per_cpu_count *count)
+			uint8_t *packet, struct per_cpu_count *count)
 {
 	struct lrb_packet_iter it;
 	struct lrb_record rec;
@@ -133,8 +134,8 @@ static int drain_packet(struct lrb_chan *chan, struct lrb_subbuf *sb,
 }
 
 /* Take every complete packet of every buffer; returns packets taken. */
-static long drain_all(struct lrb_chan *chan, unsigned int nr_cpus, u8 *packet,
-		      struct per_cpu_count *counts, u64 *next_seq)
+static long drain_all(struct lrb_chan *chan, unsigned int nr_cpus, uint8_t *packet,
+		      struct per_cpu_count *counts, uint64_t *next_seq)
 {
 	struct lrb_subbuf sb;
 	unsigned int cpu;
@@ -184,9 +185,9 @@ int main(int argc, char **argv)
 	struct writer *writers;
 	bool overwrite = false;
 	struct lrb_chan *chan;
-	u64 *next_seq;
+	uint64_t *next_seq;
 	double elapsed;
-	u8 *packet;
+	uint8_t *packet;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {

@@ -21,14 +21,11 @@
 
 #include <kunit/test.h>
 
+#include "../../lib/test_hooks.h"
 #include <lrb/lrb.h>
 #include <lrb/decode.h>
 
 #include "../common/payload.h"
-
-/* Test hooks of lib/port_kernel.c (CONFIG_LRB_KUNIT_TEST). */
-void __lrb_port_fail_alloc_after(long n);
-long __lrb_port_live_allocs(void);
 
 /*
  * A per-CPU channel needs exactly nr_cpu_ids buffers in the kernel; the

@@ -19,9 +19,6 @@
  */
 #include "lrb_kunit.h"
 
-/* Test hook of lib/channel.c (CONFIG_LRB_KUNIT_TEST). */
-int __lrb_channel_start_at(struct lrb_chan *chan, u64 pos);
-
 #define SB LRBK_SB4K
 #define NSB 4
 #define RING (SB * NSB)

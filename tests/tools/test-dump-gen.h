@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../lib/kernel_compat.h"
 #include <lrb/lrb.h>
 #include <lrb/decode.h>
 #include <lrb/metadata.h>

@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../lib/kernel_compat.h"
 #include <lrb/lrb.h>
 #include <lrb/decode.h>
 

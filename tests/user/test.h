@@ -23,13 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../lib/kernel_compat.h"
+#include "../../lib/test_hooks.h"
 #include <lrb/lrb.h>
 #include <lrb/decode.h>
-
-/* Port hooks and helpers of lib/port_user.c not (yet) in a public header. */
-void __lrb_port_fail_alloc_after(long n);
-long __lrb_port_live_allocs(void);
-int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms);
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

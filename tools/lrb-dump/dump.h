@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../../lib/kernel_compat.h"
 #include <lrb/decode.h>
 
 #ifndef ARRAY_SIZE

@@ -25,7 +25,7 @@
  * bits above hold the lap the entry belongs to.
  */
 #define __LRB_SLOT_BITS 16
-#define __LRB_WSB_NOREF BIT(__LRB_SLOT_BITS)
+#define __LRB_WSB_NOREF (1UL << __LRB_SLOT_BITS)
 #define __LRB_SLOT_MASK (__LRB_WSB_NOREF - 1)
 #define __LRB_WSB_TAG_SHIFT (__LRB_SLOT_BITS + 1)
 #define __LRB_MAX_SUBBUF_ORDER 30
@@ -43,21 +43,21 @@
  * older than the record placed before it.
  */
 #define __LRB_OFFSET_GEN_SHIFT (sizeof(unsigned long) * 8 - 2)
-#define __LRB_OFFSET_GEN_ONE BIT(__LRB_OFFSET_GEN_SHIFT)
+#define __LRB_OFFSET_GEN_ONE (1UL << __LRB_OFFSET_GEN_SHIFT)
 #define __LRB_OFFSET_GEN_MASK (3UL << __LRB_OFFSET_GEN_SHIFT)
 #define __LRB_POS_BITS __LRB_OFFSET_GEN_SHIFT
 #define __LRB_POS_MASK (~__LRB_OFFSET_GEN_MASK)
 
 /* Position @pos advanced by @n bytes, wrapped. */
 static __always_inline unsigned long __lrb_pos_add(unsigned long pos,
-						 unsigned long n)
+						   unsigned long n)
 {
 	return (pos + n) & __LRB_POS_MASK;
 }
 
 /* Bytes from position @from forward to position @to, across a wrap. */
 static __always_inline unsigned long __lrb_pos_dist(unsigned long from,
-						  unsigned long to)
+						    unsigned long to)
 {
 	return (to - from) & __LRB_POS_MASK;
 }
@@ -117,7 +117,8 @@ struct lrb_buf {
 	unsigned long pass_lo;
 	unsigned long pass_hi;
 
-	struct __lrb_atomic consumed ____cacheline_aligned;
+	struct __lrb_atomic consumed
+		__attribute__((__aligned__(__LRB_CACHELINE_BYTES)));
 	struct __lrb_atomic lost_packets;
 	struct __lrb_atomic reader_busy;
 	unsigned long spare;
@@ -150,24 +151,24 @@ struct lrb_chan {
 	unsigned long num_subbuf;
 	unsigned int num_subbuf_order;
 	unsigned int pages_per_subbuf;
-	u32 stream_id;
+	uint32_t stream_id;
 	void *priv;
 };
 
 static __always_inline unsigned long __lrb_subbuf_offset(const struct lrb_chan *chan,
-						       unsigned long pos)
+							 unsigned long pos)
 {
 	return pos & (chan->subbuf_size - 1);
 }
 
 static __always_inline unsigned long __lrb_subbuf_index(const struct lrb_chan *chan,
-						      unsigned long pos)
+							unsigned long pos)
 {
 	return (pos >> chan->subbuf_order) & (chan->num_subbuf - 1);
 }
 
 static __always_inline unsigned long __lrb_lap(const struct lrb_chan *chan,
-					     unsigned long pos)
+					       unsigned long pos)
 {
 	return pos >> (chan->subbuf_order + chan->num_subbuf_order);
 }
@@ -197,7 +198,7 @@ static __always_inline unsigned long __lrb_buf_size(const struct lrb_chan *chan)
  * 2^(__LRB_POS_BITS - num_subbuf_order): only those bits are compared.
  */
 static __always_inline bool __lrb_commit_done(const struct lrb_chan *chan,
-					    unsigned long cc, unsigned long lap)
+					      unsigned long cc, unsigned long lap)
 {
 	unsigned long mask = __LRB_POS_MASK >> chan->num_subbuf_order;
 
@@ -209,11 +210,11 @@ static __always_inline bool __lrb_commit_done(const struct lrb_chan *chan,
  * within a buffer of the write position (see lrb_packet_seq()).
  */
 static inline unsigned long __lrb_pos_pass(const struct lrb_buf *buf,
-					 unsigned long pos)
+					   unsigned long pos)
 {
-	if (pos < BIT(__LRB_POS_BITS - 1))
-		return READ_ONCE(buf->pass_lo);
-	return READ_ONCE(buf->pass_hi);
+	if (pos < (1UL << (__LRB_POS_BITS - 1)))
+		return __lrb_read_once(buf->pass_lo);
+	return __lrb_read_once(buf->pass_hi);
 }
 
 /*
@@ -222,9 +223,9 @@ static inline unsigned long __lrb_pos_pass(const struct lrb_buf *buf,
  * padding along.
  */
 static __always_inline unsigned long __lrb_packet_size(const struct lrb_chan *chan,
-						     unsigned long content)
+						       unsigned long content)
 {
-	unsigned long size = (content + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	unsigned long size = (content + LRB_PAGE_SIZE - 1) & ~(LRB_PAGE_SIZE - 1);
 
 	return size < chan->subbuf_size ? size : chan->subbuf_size;
 }
@@ -236,21 +237,21 @@ static __always_inline unsigned long __lrb_nr_slots(const struct lrb_chan *chan)
 }
 
 static __always_inline void **__lrb_slot_pages(const struct lrb_chan *chan,
-					     struct lrb_buf *buf,
-					     unsigned long slot)
+					       struct lrb_buf *buf,
+					       unsigned long slot)
 {
 	return buf->pages + slot * chan->pages_per_subbuf;
 }
 
 static __always_inline struct lrb_buf *__lrb_this_cpu_buf(const struct lrb_config *cfg,
-						    struct lrb_chan *chan)
+							  struct lrb_chan *chan)
 {
 	unsigned int cpu;
 
 	if (cfg->alloc == LRB_ALLOC_GLOBAL)
 		return chan->bufs[0];
 	cpu = __lrb_port_cpu();
-	if (unlikely(cpu >= chan->nr_bufs))
+	if (__lrb_unlikely(cpu >= chan->nr_bufs))
 		cpu %= chan->nr_bufs;
 	return chan->bufs[cpu];
 }

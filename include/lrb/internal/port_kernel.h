@@ -24,6 +24,15 @@
 #include <asm/local64.h>
 
 #define LRB_PAGE_SHIFT PAGE_SHIFT
+#define LRB_PAGE_SIZE PAGE_SIZE
+
+/* The reserved names the installed headers use, for the user build's sake. */
+#define __lrb_likely(x) likely(x)
+#define __lrb_unlikely(x) unlikely(x)
+#define __lrb_read_once(x) READ_ONCE(x)
+/* smp_wmb() itself; see the caller for its pairing */
+#define __lrb_smp_wmb() smp_wmb()
+#define __LRB_CACHELINE_BYTES SMP_CACHE_BYTES
 /* Test hooks of the core (lib/) exist in the KUnit build only. */
 #define __LRB_PORT_TEST_HOOKS IS_ENABLED(CONFIG_LRB_KUNIT_TEST)
 
@@ -53,7 +62,7 @@ static __always_inline unsigned long __lrb_v_read(bool per_cpu, union __lrb_v *v
 }
 
 static __always_inline void __lrb_v_set(bool per_cpu, union __lrb_v *v,
-				      unsigned long x)
+					unsigned long x)
 {
 	if (per_cpu)
 		local_set(&v->l, x);
@@ -70,17 +79,17 @@ static __always_inline void __lrb_v_inc(bool per_cpu, union __lrb_v *v)
 }
 
 static __always_inline unsigned long __lrb_v_add_return(bool per_cpu,
-						      unsigned long x,
-						      union __lrb_v *v)
+							unsigned long x,
+							union __lrb_v *v)
 {
 	return per_cpu ? local_add_return(x, &v->l) :
 			 atomic_long_add_return(x, &v->a);
 }
 
 static __always_inline unsigned long __lrb_v_cmpxchg(bool per_cpu,
-						   union __lrb_v *v,
-						   unsigned long old,
-						   unsigned long new)
+						     union __lrb_v *v,
+						     unsigned long old,
+						     unsigned long new)
 {
 	return per_cpu ? local_cmpxchg(&v->l, old, new) :
 			 atomic_long_cmpxchg(&v->a, old, new);

@@ -43,35 +43,21 @@
 #include <urcu/system.h>
 #include <urcu/uatomic.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int64_t s64;
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((__always_inline__))
-#endif
-#define noinline __attribute__((__noinline__))
-#define __cold __attribute__((__cold__))
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
-#define READ_ONCE(x) CMM_LOAD_SHARED(x)
-#define WRITE_ONCE(x, v) CMM_STORE_SHARED(x, v)
-#define barrier() cmm_barrier()
-/* the kernel's barriers, by liburcu; see the callers for their pairing */
-#define smp_wmb() cmm_smp_wmb()
-#define smp_rmb() cmm_smp_rmb()
-#define smp_mb() cmm_smp_mb()
-#define ____cacheline_aligned __attribute__((__aligned__(CAA_CACHE_LINE_SIZE)))
-#define BIT(nr) (1UL << (nr))
-#define EXPORT_SYMBOL_GPL(sym)
-/* Test hooks of the core (lib/): liblrb always has them, as port_user.c. */
-#define __LRB_PORT_TEST_HOOKS 1
+/*
+ * This header is installed and included by users' programs: it defines
+ * reserved names (__lrb_*) and C's own (uint32_t...), never the kernel's
+ * vocabulary, which lib/kernel_compat.h gives lib/ privately.
+ */
+#define __lrb_likely(x) __builtin_expect(!!(x), 1)
+#define __lrb_unlikely(x) __builtin_expect(!!(x), 0)
+#define __lrb_read_once(x) CMM_LOAD_SHARED(x)
+/* the kernel's smp_wmb(), by liburcu; see the caller for its pairing */
+#define __lrb_smp_wmb() cmm_smp_wmb()
+#define __LRB_CACHELINE_BYTES CAA_CACHE_LINE_SIZE
 
 /* Buffers are made of 4 KiB units, allocated one by one like kernel pages. */
 #define LRB_PAGE_SHIFT 12
-#define PAGE_SIZE BIT(LRB_PAGE_SHIFT)
+#define LRB_PAGE_SIZE (1UL << LRB_PAGE_SHIFT)
 
 /**
  * union __lrb_v - a counter written by the buffer's writers
@@ -118,7 +104,7 @@ static __always_inline unsigned long __lrb_v_read(bool per_cpu, union __lrb_v *v
 }
 
 static __always_inline void __lrb_v_set(bool per_cpu, union __lrb_v *v,
-				      unsigned long x)
+					unsigned long x)
 {
 	(void)per_cpu;
 	uatomic_set(&v->v, x);
@@ -131,17 +117,17 @@ static __always_inline void __lrb_v_inc(bool per_cpu, union __lrb_v *v)
 }
 
 static __always_inline unsigned long __lrb_v_add_return(bool per_cpu,
-						      unsigned long x,
-						      union __lrb_v *v)
+							unsigned long x,
+							union __lrb_v *v)
 {
 	(void)per_cpu;
 	return uatomic_add_return(&v->v, x);
 }
 
 static __always_inline unsigned long __lrb_v_cmpxchg(bool per_cpu,
-						   union __lrb_v *v,
-						   unsigned long old,
-						   unsigned long new)
+						     union __lrb_v *v,
+						     unsigned long old,
+						     unsigned long new)
 {
 	(void)per_cpu;
 	return uatomic_cmpxchg(&v->v, old, new);
@@ -153,16 +139,16 @@ static __always_inline unsigned long __lrb_v_cmpxchg(bool per_cpu,
  * @v: the value, loaded and stored whole
  */
 union __lrb_v64 {
-	u64 v;
+	uint64_t v;
 };
 
-static __always_inline u64 __lrb_v64_read(bool per_cpu, union __lrb_v64 *v)
+static __always_inline uint64_t __lrb_v64_read(bool per_cpu, union __lrb_v64 *v)
 {
 	(void)per_cpu;
 	return __atomic_load_n(&v->v, __ATOMIC_RELAXED);
 }
 
-static __always_inline void __lrb_v64_set(bool per_cpu, union __lrb_v64 *v, u64 x)
+static __always_inline void __lrb_v64_set(bool per_cpu, union __lrb_v64 *v, uint64_t x)
 {
 	(void)per_cpu;
 	__atomic_store_n(&v->v, x, __ATOMIC_RELAXED);
@@ -192,8 +178,8 @@ static __always_inline unsigned int __lrb_port_cpu(void)
 
 	rs = (const struct rseq *)((char *)__builtin_thread_pointer() +
 				   __rseq_offset);
-	cpu = (int)READ_ONCE(rs->cpu_id);
-	if (unlikely(__rseq_size == 0 || cpu < 0))
+	cpu = (int)__lrb_read_once(rs->cpu_id);
+	if (__lrb_unlikely(__rseq_size == 0 || cpu < 0))
 		return __lrb_port_cpu_slow();
 	return cpu;
 }
@@ -205,13 +191,13 @@ static __always_inline int __lrb_port_nesting_inc(void)
 {
 	int depth = ++__lrb_nesting;
 
-	barrier();
+	cmm_barrier();
 	return depth;
 }
 
 static __always_inline void __lrb_port_nesting_dec(void)
 {
-	barrier();
+	cmm_barrier();
 	__lrb_nesting--;
 }
 
@@ -225,45 +211,7 @@ struct __lrb_port_wait {
 	int waiters;
 };
 
-/**
- * lrb_clock_default - the user-space default lrb clock
- *
- * Return: CLOCK_MONOTONIC in nanoseconds.
- */
-static inline u64 lrb_clock_default(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/**
- * lrb_clock_cycles - a cheaper clock: the CPU's cycle counter
- *
- * Return: the time stamp counter on x86 (constant rate on modern CPUs; see
- * lrb_clock_cycles_freq()), CLOCK_MONOTONIC elsewhere. A writer reads the
- * clock after the write position, and the clock must not be read earlier
- * than that load, or a record could carry a timestamp older than the one
- * before it in the buffer.
- */
-static inline u64 lrb_clock_cycles(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	/* lfence: rdtsc must not run before the load of the write position */
-	__builtin_ia32_lfence();
-	return __builtin_ia32_rdtsc();
-#else
-	return lrb_clock_default();
-#endif
-}
-
-u64 lrb_clock_cycles_freq(void);
-int lrb_thread_init(void);
-int lrb_possible_cpus(void);
-struct lrb_buf;
-int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms);
-void __lrb_port_fail_alloc_after(long n);
-long __lrb_port_live_allocs(void);
+/* The user-space API of the port: clocks, thread setup, waiting. */
+#include <lrb/user.h>
 
 #endif /* _LRB_PORT_USER_H */

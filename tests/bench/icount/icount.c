@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../../lib/kernel_compat.h"
 #include <lrb/lrb.h>
 #include <valgrind/callgrind.h>
 

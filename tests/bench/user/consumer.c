@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../../lib/kernel_compat.h"
 #include <lrb/lrb.h>
 #include "bench.h"
 

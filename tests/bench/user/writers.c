@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../../../lib/kernel_compat.h"
 #include <lrb/lrb.h>
 #include "bench.h"
 

@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../../../../lib/kernel_compat.h"
+#include "../../../../../lib/test_hooks.h"
 #include <lrb/lrb.h>
 
 /*
