@@ -127,10 +127,10 @@ static __always_inline unsigned long __lrb_v_add_return(bool per_cpu,
 static __always_inline unsigned long __lrb_v_cmpxchg(bool per_cpu,
 						     union __lrb_v *v,
 						     unsigned long old,
-						     unsigned long new)
+						     unsigned long val)
 {
 	(void)per_cpu;
-	return uatomic_cmpxchg(&v->v, old, new);
+	return uatomic_cmpxchg(&v->v, old, val);
 }
 
 /**
