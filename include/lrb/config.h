@@ -13,6 +13,10 @@
 #include <lrb/internal/port.h>
 #include <uapi/lrb/lrb_abi.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct lrb_buf;
 
 /**
@@ -95,5 +99,9 @@ struct lrb_config {
 	unsigned int tsc_bits;
 	struct lrb_client_cb cb;
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* _LRB_CONFIG_H */

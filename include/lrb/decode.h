@@ -11,6 +11,10 @@
 
 #include <lrb/config.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * struct lrb_decoder - how to decode records of one stream
  * @header: record header layout of the stream
@@ -79,5 +83,9 @@ int lrb_packet_header_load(struct lrb_packet_header *h, const void *data);
 int lrb_packet_open(struct lrb_packet_iter *it, const struct lrb_decoder *dec,
 		    const void *data, unsigned long avail);
 int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* _LRB_DECODE_H */

@@ -18,6 +18,10 @@
 
 #include <lrb/internal/buffer.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * struct lrb_ctx - one record between reserve and commit
  * @chan: channel written
@@ -356,5 +360,9 @@ static __always_inline int lrb_event_write(const struct lrb_config *cfg,
 	lrb_commit(cfg, &ctx);
 	return 0;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* _LRB_FRONTEND_H */

@@ -11,6 +11,10 @@
 
 #include <lrb/frontend.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Bytes at the start of every sub-buffer taken by the packet header. */
 #define LRB_PACKET_HEADER_SIZE sizeof(struct lrb_packet_header)
 
@@ -112,5 +116,9 @@ void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 		   unsigned long *produced);
 int lrb_subbuf_copy(const struct lrb_chan *chan, const struct lrb_subbuf *sb,
 		    unsigned long offset, void *dst, unsigned long len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* _LRB_LRB_H */

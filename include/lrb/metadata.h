@@ -9,6 +9,10 @@
 
 #include <lrb/internal/buffer.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * struct lrb_metadata_attr - what the metadata says besides the layout
  * @clock_freq: frequency of the channel's clock in Hz
@@ -26,5 +30,9 @@ struct lrb_metadata_attr {
 int lrb_metadata_format(const struct lrb_chan *chan,
 			const struct lrb_metadata_attr *attr, char *out,
 			unsigned long size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* _LRB_METADATA_H */

@@ -10,6 +10,10 @@
 #include <stdint.h>
 #include <time.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * lrb_clock_default - the user-space default lrb clock
  *
@@ -48,5 +52,9 @@ int lrb_thread_init(void);
 int lrb_possible_cpus(void);
 struct lrb_buf;
 int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* _LRB_USER_H */

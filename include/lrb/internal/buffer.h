@@ -15,6 +15,10 @@
 
 #include <lrb/config.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Writers nested on one CPU (task, softirq, hardirq, NMI) or thread. */
 #define LRB_MAX_NESTING 4
 
@@ -255,5 +259,9 @@ static __always_inline struct lrb_buf *__lrb_this_cpu_buf(const struct lrb_confi
 		cpu %= chan->nr_bufs;
 	return chan->bufs[cpu];
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* _LRB_BUFFER_H */

@@ -43,6 +43,10 @@
 #include <urcu/system.h>
 #include <urcu/uatomic.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * This header is installed and included by users' programs: it defines
  * reserved names (__lrb_*) and C's own (uint32_t...), never the kernel's
@@ -210,6 +214,10 @@ struct __lrb_port_wait {
 	int seq;
 	int waiters;
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 /* The user-space API of the port: clocks, thread setup, waiting. */
 #include <lrb/user.h>
