@@ -122,9 +122,12 @@ lib: $(BUILD)/rel/liblrb.a $(BUILD)/rel/liblrb.so $(BUILD)/lrb.pc
 $(BUILD)/rel/liblrb.so: $(patsubst %.c,$(BUILD)/rel/%.o,$(LIB_SRCS))
 	$(CC) -shared -Wl,-soname,liblrb.so.0 $^ $(LIBS) -o $@
 
+# lrb.pc for PREFIX: make install writes it again for its own PREFIX, so
+# that a "make" before "make install PREFIX=..." cannot leave another one.
+LRB_PC = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lrb.pc.in
 $(BUILD)/lrb.pc: lrb.pc.in Makefile
 	@mkdir -p $(BUILD)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(LRB_PC) > $@
 
 setup:
 	@scripts/setup.sh
@@ -294,7 +297,7 @@ install: lib
 	install -m 644 $(INSTALL_INTERNAL_HEADERS) \
 		$(DESTDIR)$(PREFIX)/include/lrb/internal/
 	install -m 644 include/uapi/lrb/*.h $(DESTDIR)$(PREFIX)/include/uapi/lrb/
-	install -m 644 $(BUILD)/lrb.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(LRB_PC) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lrb.pc
 
 clean:
 	rm -rf $(BUILD)
