@@ -12,6 +12,7 @@
  * place, so writers never touch a page a pipe still refers to.
  */
 #include <linux/fs.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pipe_fs_i.h>
@@ -55,6 +56,7 @@ static int lrb_kb_take(struct lrb_kbuf *kb)
 	const struct lrb_packet_header *ph;
 	int ret;
 
+	lockdep_assert_held(&kb->lock);
 	ret = lrb_get_next_subbuf(kb->buf, &kb->sb);
 	if (ret == -EAGAIN && fin &&
 	    lrb_buf_lost(kb->buf) != kb->last_discarded) {
@@ -78,8 +80,10 @@ static int lrb_kb_take(struct lrb_kbuf *kb)
  */
 static int lrb_kb_stream_take(struct lrb_kbuf *kb)
 {
-	int ret = lrb_kb_take(kb);
+	int ret;
 
+	lockdep_assert_held(&kb->lock);
+	ret = lrb_kb_take(kb);
 	if (!ret) {
 		WRITE_ONCE(kb->by_ioctl, false);
 		kb->cursor = 0;
@@ -93,6 +97,7 @@ static void lrb_kb_unmap(struct lrb_kbuf *kb)
 {
 	struct lrb_chan *chan = lrb_kb_chan(kb);
 
+	lockdep_assert_held(&kb->lock);
 	if (!kb->map_valid)
 		return;
 	mutex_lock(&kb->map_lock);
@@ -109,6 +114,7 @@ static void lrb_kb_unmap(struct lrb_kbuf *kb)
  */
 static void lrb_kb_release(struct lrb_kbuf *kb)
 {
+	lockdep_assert_held(&kb->lock);
 	lrb_kb_unmap(kb);
 	lrb_put_subbuf(kb->buf, &kb->sb);
 	WRITE_ONCE(kb->holding, false);
@@ -181,6 +187,7 @@ static int lrb_kb_end(struct lrb_kbuf *kb)
 /* Called with kb->lock held, after read() or splice() advanced. */
 static void lrb_kb_stream_advance(struct lrb_kbuf *kb, unsigned long n)
 {
+	lockdep_assert_held(&kb->lock);
 	kb->cursor += n;
 	atomic64_add(n, &kb->bytes_read);
 	if (kb->cursor == kb->sb.packet_size) {
@@ -238,6 +245,7 @@ static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
 				   kb->sb.packet_size - kb->cursor);
 	ssize_t done = 0;
 
+	lockdep_assert_held(&kb->lock);
 	if (!pipe->readers) {
 		send_sig(SIGPIPE, current, 0);
 		return -EPIPE;
@@ -363,6 +371,7 @@ static void lrb_kb_desc(struct lrb_kbuf *kb, struct lrb_subbuf_desc *d)
 /* Called with kb->lock held, the packet taken: hold it for the mapping. */
 static void lrb_kb_hold_ioctl(struct lrb_kbuf *kb, struct lrb_subbuf_desc *d)
 {
+	lockdep_assert_held(&kb->lock);
 	WRITE_ONCE(kb->by_ioctl, true);
 	WRITE_ONCE(kb->holding, true);
 	mutex_lock(&kb->map_lock);
