@@ -437,9 +437,12 @@ EXPORT_SYMBOL_GPL(lrb_kchan_chan);
  * the device nodes go away. Files still open keep working: their readers
  * drain what is left, then read 0 bytes (end of file). The memory goes
  * when the last of them is closed.
+ *
+ * Context: process context; sleeps (CPU hotplug, RCU grace period, locks).
  */
 void lrb_kchan_destroy(struct lrb_kchan *kc)
 {
+	might_sleep();
 	cpuhp_state_remove_instance(lrb_cpuhp_state, &kc->cpuhp);
 	cpuhp_state_remove_instance_nocalls(lrb_cpuhp_dead_state,
 					    &kc->cpuhp_dead);

@@ -136,9 +136,12 @@ EXPORT_SYMBOL_GPL(lrb_channel_create);
  * Waits until writers still inside a reserve/commit section have left it;
  * the client must have stopped starting new writes, and no reader may
  * still use the channel.
+ *
+ * Context: process context; sleeps (an RCU grace period in the kernel).
  */
 void lrb_channel_destroy(struct lrb_chan *chan)
 {
+	might_sleep();
 	__lrb_port_synchronize();
 	lrb_channel_free(chan);
 }

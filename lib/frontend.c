@@ -550,9 +550,13 @@ EXPORT_SYMBOL_GPL(lrb_buf_flush_local);
  * it are committed. A packet holding no record is left open. In the kernel
  * this runs on the buffer's CPU (by IPI), since its writers use CPU-local
  * operations.
+ *
+ * Context: process context; may sleep (CPU hotplug lock, IPI wait). Where
+ * sleeping is not allowed, use lrb_buf_flush_local() on the buffer's CPU.
  */
 void lrb_buf_flush(struct lrb_buf *buf)
 {
+	might_sleep();
 	__lrb_port_on_cpu(buf, lrb_switch_packet, buf);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_flush);

@@ -33,6 +33,8 @@ typedef int64_t s64;
 #define BIT(nr) (1UL << (nr))
 #define EXPORT_SYMBOL_GPL(sym)
 #define PAGE_SIZE LRB_PAGE_SIZE
+/* sleeping is always allowed where a user-space caller may call lrb */
+#define might_sleep() do { } while (0)
 
 /* Test hooks of the core (lib/): liblrb always has them, as port_user.c. */
 #define __LRB_PORT_TEST_HOOKS 1

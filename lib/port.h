@@ -8,7 +8,9 @@
 #define _LRB_LIB_PORT_H
 
 #include <lrb/internal/buffer.h>
-#ifndef __KERNEL__
+#ifdef __KERNEL__
+#include <linux/kernel.h>
+#else
 #include "kernel_compat.h"
 #endif
 #include "test_hooks.h"
