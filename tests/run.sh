@@ -162,7 +162,7 @@ for t in lrb-record lrb-receive; do
 done
 run "lrb-record, lrb-receive [s390x]" tests/tools/test-record.sh "$log/s390x-tools"
 run "lrb-dump, lrb-stats (host, ASan)" tests/tools/test-dump.sh
-run "install (headers, C11, C++17)" tests/install/run.sh
+run "install (headers, api.rst example)" tests/install/run.sh
 run "fuzz lrb-dump ${FUZZ_SECONDS:-60}s (libFuzzer)" tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 run "icount (callgrind)" tests/bench/icount/check.sh
 run "verify (spin model)" tests/model/verify.sh

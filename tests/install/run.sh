@@ -153,4 +153,39 @@ else
 	fail "every installed header, the fast paths used: not clean C++17 (-pedantic -Wall -Wextra -Werror)"
 fi
 
+# --- the example of Documentation/api.rst, as printed there ------------------
+# example.c: the literal block after "``example.c``::", one tab stripped;
+# the commands: the "$ " lines of the section "Example" before it.
+doc=$src/Documentation/api.rst
+ex=$tmp/example
+mkdir -p "$ex"
+awk '/^``example.c``::$/ { on = 1; next }
+     on && /^[^\t]/ && NF { exit }
+     on { sub(/^\t/, ""); print }' "$doc" >"$ex/example.c"
+mapfile -t cmds < <(awk '/^Example$/ { on = 1 } /^``example.c``::$/ { exit }
+			 on && /^\t\$ / { sub(/^\t\$ /, ""); print }' "$doc")
+expect=$(awk '/^Example$/ { on = 1 } /^``example.c``::$/ { exit }
+	      on && prev ~ /^\t\$ \.\/example$/ { sub(/^\t/, ""); print; exit }
+	      { prev = $0 }' "$doc")
+if [ "$(grep -c main "$ex/example.c")" -lt 1 ] || [ ${#cmds[@]} -lt 2 ] ||
+   [ -z "$expect" ]; then
+	fail "no example.c, build commands or output line found in $doc (section Example)"
+	finish
+fi
+# the output line's shape, with its counts as numbers
+pattern=$(sed -E 's/[0-9]+/[0-9]+/g' <<<"$expect")
+script=$(printf '%s\n' "${cmds[@]}")
+if out=$(cd "$ex" && env -u LD_LIBRARY_PATH PREFIX="$PREFIX" bash -e -c "$script" 2>&1); then
+	ok
+	if grep -Eqx "$pattern" <<<"$out"; then
+		ok
+	else
+		echo "$out"
+		fail "the example printed no line like: $expect"
+	fi
+else
+	echo "$out"
+	fail "the example of $doc, built and run as printed there:"$'\n'"$script"
+fi
+
 finish
