@@ -74,18 +74,6 @@ static void lrb_channel_free(struct lrb_chan *chan)
 	__lrb_port_free(chan);
 }
 
-/**
- * lrb_channel_create() - create a channel and its buffers
- * @cfg: the client's configuration; must outlive the channel
- * @attr: geometry and identity of the channel
- * @chanp: receives the channel
- *
- * Allocates every buffer up front (one per CPU, or one global buffer),
- * each with zeroed pages. The channel accepts records at once.
- *
- * Return: 0, -EINVAL if @cfg or @attr is invalid, -ENOMEM if memory ran out
- * (nothing is left allocated).
- */
 int lrb_channel_create(const struct lrb_config *cfg,
 		       const struct lrb_chan_attr *attr, struct lrb_chan **chanp)
 {
@@ -129,16 +117,6 @@ nomem:
 }
 EXPORT_SYMBOL_GPL(lrb_channel_create);
 
-/**
- * lrb_channel_destroy() - free a channel
- * @chan: channel from lrb_channel_create()
- *
- * Waits until writers still inside a reserve/commit section have left it;
- * the client must have stopped starting new writes, and no reader may
- * still use the channel.
- *
- * Context: process context; sleeps (an RCU grace period in the kernel).
- */
 void lrb_channel_destroy(struct lrb_chan *chan)
 {
 	might_sleep();
@@ -147,13 +125,6 @@ void lrb_channel_destroy(struct lrb_chan *chan)
 }
 EXPORT_SYMBOL_GPL(lrb_channel_destroy);
 
-/**
- * lrb_channel_nth_buf() - a buffer of a channel
- * @chan: the channel
- * @i: buffer index: the CPU for per-CPU channels, 0 for a global one
- *
- * Return: the buffer, or NULL if @i is out of range.
- */
 struct lrb_buf *lrb_channel_nth_buf(struct lrb_chan *chan, unsigned int i)
 {
 	return i < chan->nr_bufs ? chan->bufs[i] : NULL;
@@ -229,12 +200,6 @@ int __lrb_channel_start_at(struct lrb_chan *chan, u64 pos)
 EXPORT_SYMBOL_GPL(__lrb_channel_start_at);
 #endif
 
-/**
- * lrb_channel_flush() - close the partly filled packet of every buffer
- * @chan: the channel
- *
- * See lrb_buf_flush().
- */
 void lrb_channel_flush(struct lrb_chan *chan)
 {
 	unsigned int i;

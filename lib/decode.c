@@ -36,15 +36,6 @@ static u64 lrb_get64(const u8 *p, bool swapped)
 	return swapped ? __builtin_bswap64(v) : v;
 }
 
-/**
- * lrb_packet_header_load() - copy a packet header in this CPU's byte order
- * @h: receives the header, every field in this CPU's byte order
- * @data: the packet's first byte; sizeof(*@h) bytes must be readable
- *
- * Return: 0 if the packet was written in this CPU's byte order, 1 if in
- * the other one (@h is converted), -EBADMSG if the magic is neither (@h
- * then holds the bytes as they are).
- */
 int lrb_packet_header_load(struct lrb_packet_header *h, const void *data)
 {
 	memcpy(h, data, sizeof(*h));
@@ -66,21 +57,6 @@ int lrb_packet_header_load(struct lrb_packet_header *h, const void *data)
 }
 EXPORT_SYMBOL_GPL(lrb_packet_header_load);
 
-/**
- * lrb_packet_open() - start decoding a packet
- * @it: iterator to initialise
- * @dec: how records of the stream are laid out
- * @data: the packet's first byte
- * @avail: bytes readable at @data
- *
- * Validates the packet header: magic, header size, content and packet
- * sizes (whole bytes, content within packet, packet within @avail). The
- * magic gives the byte order of the packet: it->header holds the header in
- * this CPU's order, and it->swapped says if the packet is in the other.
- *
- * Return: 0, -EINVAL if @dec is invalid, or -EBADMSG with it->error and
- * it->error_offset describing the problem.
- */
 int lrb_packet_open(struct lrb_packet_iter *it, const struct lrb_decoder *dec,
 		    const void *data, unsigned long avail)
 {
@@ -185,15 +161,6 @@ static int lrb_decode_header(struct lrb_packet_iter *it, struct lrb_record *rec)
 	return LRB_EXTENDED_HEADER_SIZE;
 }
 
-/**
- * lrb_packet_next() - decode the next record of a packet
- * @it: iterator from lrb_packet_open()
- * @rec: receives the record; its payload points into the packet
- *
- * Return: 1 with a record, 0 at the end of the packet content, or
- * -EBADMSG with it->error and it->error_offset describing the problem.
- * After an error the iterator stays at the bad record.
- */
 int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec)
 {
 	unsigned long pos, header_len, avail;

@@ -16,15 +16,6 @@ static bool lrb_chan_per_cpu(const struct lrb_chan *chan)
 	return __lrb_per_cpu(chan->cfg);
 }
 
-/**
- * lrb_buf_lost() - records a buffer lost so far, all causes
- * @buf: the buffer
- *
- * Packets overwritten in overwrite mode are not included: readers see them
- * as gaps in packet sequence numbers (and in lrb_stats.lost_packets).
- *
- * Return: the sum of the full, wrap, too-big and nesting counters.
- */
 unsigned long lrb_buf_lost(struct lrb_buf *buf)
 {
 	bool per_cpu = lrb_chan_per_cpu(buf->chan);
@@ -505,20 +496,6 @@ static void lrb_close_final(void *arg)
 	lrb_close_packet(buf, old, tsc, lrb_buf_lost(buf));
 }
 
-/**
- * lrb_buf_flush_final() - close a last packet carrying every loss
- * @buf: a buffer no writer will write again (its channel is finalised)
- * @tsc: its time stamp: at least the timestamp_end of the packets read,
- *	so that timestamps never go back in the stream
- *
- * Records lost while no packet could be opened (a full ring) show in no
- * packet header. For a reader that has drained the buffer and found the
- * last events_discarded lower than lrb_buf_lost(): this closes the packet
- * being filled, even empty, or opens and closes an empty one, whose
- * header carries the final count. It does nothing if the ring has no room.
- * The client's clock is not read, but its packet_begin and packet_end
- * callbacks, if any, are called.
- */
 void lrb_buf_flush_final(struct lrb_buf *buf, u64 tsc)
 {
 	struct lrb_final f = { .buf = buf, .tsc = tsc };
@@ -527,33 +504,12 @@ void lrb_buf_flush_final(struct lrb_buf *buf, u64 tsc)
 }
 EXPORT_SYMBOL_GPL(lrb_buf_flush_final);
 
-/**
- * lrb_buf_flush_local() - lrb_buf_flush() on the buffer's own CPU
- * @buf: the buffer
- *
- * For callers that already run on the CPU owning @buf, with preemption
- * disabled (a pinned timer, a CPU hotplug callback), or that act for a
- * dead CPU while nothing else can flush it (a CPU hotplug callback after
- * the CPU is gone): it neither sleeps nor sends an IPI.
- */
 void lrb_buf_flush_local(struct lrb_buf *buf)
 {
 	lrb_switch_packet(buf);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_flush_local);
 
-/**
- * lrb_buf_flush() - close the packet being filled so it can be read
- * @buf: the buffer
- *
- * The packet is padded and delivered once records still being written in
- * it are committed. A packet holding no record is left open. In the kernel
- * this runs on the buffer's CPU (by IPI), since its writers use CPU-local
- * operations.
- *
- * Context: process context; may sleep (CPU hotplug lock, IPI wait). Where
- * sleeping is not allowed, use lrb_buf_flush_local() on the buffer's CPU.
- */
 void lrb_buf_flush(struct lrb_buf *buf)
 {
 	might_sleep();

@@ -66,16 +66,6 @@ static const char lrb_tsdl_packet_context[] =
 	"\t\t\t\tuint64_clock_t timestamp;\n"				\
 	"\t\t\t} extended;\n"
 
-/**
- * lrb_metadata_format() - write a channel's CTF metadata
- * @chan: the channel
- * @attr: clock and client events
- * @out: destination, may be NULL if @size is 0
- * @size: bytes available at @out, the terminating NUL included
- *
- * Return: the length of the text, as snprintf(): when it is @size or more,
- * the text was cut and the caller needs that length plus one bytes.
- */
 int lrb_metadata_format(const struct lrb_chan *chan,
 			const struct lrb_metadata_attr *attr, char *out,
 			unsigned long size)

@@ -159,14 +159,6 @@ void __lrb_port_synchronize(void)
 	urcu_bp_synchronize_rcu();
 }
 
-/**
- * lrb_wait_readable() - sleep until a sub-buffer of @buf can be taken
- * @buf: buffer of a channel whose config wakes readers by writer
- * @timeout_ms: give up after this many milliseconds
- *
- * Return: 0 when lrb_get_next_subbuf() should find a sub-buffer,
- * -ETIMEDOUT otherwise.
- */
 int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms)
 {
 	u64 deadline = lrb_clock_default() + timeout_ms * 1000000ULL;
@@ -199,11 +191,6 @@ int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms)
 	return ready ? 0 : -ETIMEDOUT;
 }
 
-/**
- * lrb_possible_cpus() - CPUs a per-CPU channel needs buffers for
- *
- * Return: the number of CPUs configured on the system.
- */
 int lrb_possible_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -211,14 +198,6 @@ int lrb_possible_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
-/**
- * lrb_thread_init() - prepare the calling thread for writing
- *
- * A thread registers with liburcu-bp on its first write; call this first
- * in a thread whose first write may come from a signal handler.
- *
- * Return: 0.
- */
 int lrb_thread_init(void)
 {
 	urcu_bp_register_thread();
@@ -230,13 +209,6 @@ static u64 monotonic_ns(void)
 	return lrb_clock_default();
 }
 
-/**
- * lrb_clock_cycles_freq() - ticks per second of lrb_clock_cycles()
- *
- * Measured once against CLOCK_MONOTONIC over 20 ms, then cached.
- *
- * Return: the frequency in Hz.
- */
 u64 lrb_clock_cycles_freq(void)
 {
 	static u64 freq;

@@ -14,12 +14,6 @@
 #include "backend.h"
 #include "port.h"
 
-/**
- * lrb_reader_open() - become the consuming reader of a buffer
- * @buf: the buffer
- *
- * Return: 0, or -EBUSY if another reader holds it.
- */
 int lrb_reader_open(struct lrb_buf *buf)
 {
 	if (__lrb_atomic_cmpxchg(&buf->reader_busy, 0, 1) != 0)
@@ -30,12 +24,6 @@ EXPORT_SYMBOL_GPL(lrb_reader_open);
 
 static void lrb_release(struct lrb_buf *buf);
 
-/**
- * lrb_reader_close() - stop being the reader of a buffer
- * @buf: the buffer
- *
- * A sub-buffer still held is released first.
- */
 void lrb_reader_close(struct lrb_buf *buf)
 {
 	if (buf->holding)
@@ -67,28 +55,12 @@ static bool lrb_subbuf_delivered(struct lrb_buf *buf, unsigned long pos)
 			       __lrb_lap(chan, pos) + 1);
 }
 
-/**
- * lrb_buf_readable() - is a sub-buffer ready at the read position?
- * @buf: the buffer
- *
- * Return: true if lrb_get_next_subbuf() would likely succeed.
- */
 bool lrb_buf_readable(struct lrb_buf *buf)
 {
 	return lrb_subbuf_delivered(buf, __lrb_atomic_read(&buf->consumed));
 }
 EXPORT_SYMBOL_GPL(lrb_buf_readable);
 
-/**
- * lrb_buf_complete() - count complete sub-buffers waiting for the reader
- * @buf: the buffer
- * @max: stop counting there
- *
- * For watermarks: how full the buffer is, in sub-buffers a reader could
- * take one after the other from the read position.
- *
- * Return: the count, at most @max.
- */
 unsigned long lrb_buf_complete(struct lrb_buf *buf, unsigned long max)
 {
 	unsigned long pos = __lrb_atomic_read(&buf->consumed);
@@ -156,18 +128,6 @@ static void lrb_fill_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb,
 	buf->holding = true;
 }
 
-/**
- * lrb_get_next_subbuf() - take the oldest complete sub-buffer
- * @buf: the buffer, opened with lrb_reader_open()
- * @sb: receives the sub-buffer
- *
- * The sub-buffer stays the reader's until lrb_put_subbuf(), which
- * consumes it. In overwrite mode, a sub-buffer overwritten while being
- * taken is skipped: it shows as a gap in packet sequence numbers.
- *
- * Return: 0, -EAGAIN if no complete sub-buffer is waiting, -EBUSY if the
- * reader already holds one.
- */
 int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 {
 	const struct lrb_chan *chan = buf->chan;
@@ -199,22 +159,6 @@ int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 }
 EXPORT_SYMBOL_GPL(lrb_get_next_subbuf);
 
-/**
- * lrb_get_subbuf() - take the complete sub-buffer at @pos, not consuming
- * @buf: the buffer, opened with lrb_reader_open()
- * @pos: position of a sub-buffer, between the consumed and produced
- *	positions (see lrb_positions())
- * @sb: receives the sub-buffer
- *
- * For snapshots of a flight recorder: writers keep going, and the
- * sub-buffer returns to the ring on release unless writers reused its
- * place meanwhile.
- *
- * Return: 0, -EINVAL if @pos is not a sub-buffer start (or not a position:
- * it has more than %__LRB_POS_BITS bits), -ENODATA if it is
- * behind the read position, -EAGAIN if it is not complete (or was just
- * overwritten), -EBUSY if the reader already holds one.
- */
 int lrb_get_subbuf(struct lrb_buf *buf, unsigned long pos,
 		   struct lrb_subbuf *sb)
 {
@@ -273,14 +217,6 @@ static void lrb_release(struct lrb_buf *buf)
 	buf->spare = buf->held_slot;
 }
 
-/**
- * lrb_put_subbuf() - release a sub-buffer taken by the reader
- * @buf: the buffer
- * @sb: the sub-buffer from lrb_get_next_subbuf() or lrb_get_subbuf()
- *
- * Return: 0, or -EINVAL if @sb is not the sub-buffer the reader holds
- * (released twice, or never taken): then nothing changes.
- */
 int lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 {
 	if (!buf->holding || sb->pos != buf->held_pos ||
@@ -291,21 +227,6 @@ int lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 }
 EXPORT_SYMBOL_GPL(lrb_put_subbuf);
 
-/**
- * lrb_subbuf_steal_page() - take a page of a held sub-buffer for good
- * @buf: the buffer
- * @sb: the sub-buffer the reader holds, taken by lrb_get_next_subbuf()
- * @i: page index within the sub-buffer
- *
- * A zeroed page replaces it in the buffer, so the caller may hand the page
- * on (to a pipe, by splice) without copying it: writers never touch it
- * again. Only a consumed sub-buffer may be robbed; one taken for a snapshot
- * goes back to the ring.
- *
- * Return: the page, now the caller's to free, or NULL if @sb is not held
- * for consumption, @i is out of range, or no page could be allocated;
- * nothing changes then.
- */
 void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
 			    unsigned long i)
 {
@@ -324,14 +245,6 @@ void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
 }
 EXPORT_SYMBOL_GPL(lrb_subbuf_steal_page);
 
-/**
- * lrb_positions() - sample the read and write positions
- * @buf: the buffer
- * @consumed: receives the read position
- * @produced: receives the write position: where the next record starts
- *
- * Both are positions: they wrap at 2^%__LRB_POS_BITS (see __lrb_pos_dist()).
- */
 void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 		   unsigned long *produced)
 {
@@ -343,16 +256,6 @@ void lrb_positions(struct lrb_buf *buf, unsigned long *consumed,
 }
 EXPORT_SYMBOL_GPL(lrb_positions);
 
-/**
- * lrb_subbuf_copy() - copy bytes out of a held sub-buffer
- * @chan: the channel
- * @sb: the held sub-buffer
- * @offset: first byte, from the start of the packet
- * @dst: destination
- * @len: bytes
- *
- * Return: 0, or -EINVAL if the range is not inside the packet.
- */
 int lrb_subbuf_copy(const struct lrb_chan *chan, const struct lrb_subbuf *sb,
 		    unsigned long offset, void *dst, unsigned long len)
 {
@@ -363,11 +266,6 @@ int lrb_subbuf_copy(const struct lrb_chan *chan, const struct lrb_subbuf *sb,
 }
 EXPORT_SYMBOL_GPL(lrb_subbuf_copy);
 
-/**
- * lrb_buf_stats() - sample a buffer's counters
- * @buf: the buffer
- * @stats: receives them
- */
 void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats)
 {
 	bool per_cpu = __lrb_per_cpu(buf->chan->cfg);

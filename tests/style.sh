@@ -65,7 +65,7 @@ kdoc_files=(lib/*.c include/lrb/*.h include/lrb/internal/*.h include/uapi/lrb/*.
 out=$(perl "$cache/scripts/kernel-doc" -none -Wall "${kdoc_files[@]}" 2>&1)
 for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' lib/*.c \
 	     kernel-module/*.c); do
-	grep -q "^ \* $sym() - " lib/*.c kernel-module/*.c ||
+	grep -q "^ \* $sym() - " lib/*.c kernel-module/*.c include/lrb/*.h ||
 		out+=$'\n'"kernel-doc: exported $sym has no kernel-doc comment"
 done
 if [ -z "$out" ]; then

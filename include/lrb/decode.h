@@ -79,9 +79,47 @@ struct lrb_packet_iter {
 	unsigned long error_offset;
 };
 
+/**
+ * lrb_packet_header_load() - copy a packet header in this CPU's byte order
+ * @h: receives the header, every field in this CPU's byte order
+ * @data: the packet's first byte; sizeof(*@h) bytes must be readable
+ *
+ * Context: any context; does not sleep.
+ * Return: 0 if the packet was written in this CPU's byte order, 1 if in
+ * the other one (@h is converted), -EBADMSG if the magic is neither (@h
+ * then holds the bytes as they are).
+ */
 int lrb_packet_header_load(struct lrb_packet_header *h, const void *data);
+
+/**
+ * lrb_packet_open() - start decoding a packet
+ * @it: iterator to initialise
+ * @dec: how records of the stream are laid out
+ * @data: the packet's first byte
+ * @avail: bytes readable at @data
+ *
+ * Validates the packet header: magic, header size, content and packet
+ * sizes (whole bytes, content within packet, packet within @avail). The
+ * magic gives the byte order of the packet: it->header holds the header in
+ * this CPU's order, and it->swapped says if the packet is in the other.
+ *
+ * Context: any context; does not sleep.
+ * Return: 0, -EINVAL if @dec is invalid, or -EBADMSG with it->error and
+ * it->error_offset describing the problem.
+ */
 int lrb_packet_open(struct lrb_packet_iter *it, const struct lrb_decoder *dec,
 		    const void *data, unsigned long avail);
+
+/**
+ * lrb_packet_next() - decode the next record of a packet
+ * @it: iterator from lrb_packet_open()
+ * @rec: receives the record; its payload points into the packet
+ *
+ * Context: any context; does not sleep.
+ * Return: 1 with a record, 0 at the end of the packet content, or
+ * -EBADMSG with it->error and it->error_offset describing the problem.
+ * After an error the iterator stays at the bad record.
+ */
 int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec);
 
 #ifdef __cplusplus

@@ -116,6 +116,8 @@ static __always_inline void *__lrb_ctx_addr(const struct lrb_ctx *ctx,
  *
  * Copies at the record's write cursor and advances it; a copy that crosses
  * a page boundary goes out of line.
+ *
+ * Context: the reserving writer's, between lrb_reserve() and lrb_commit().
  */
 static __always_inline void lrb_write(struct lrb_ctx *ctx, const void *src,
 				      size_t len)
@@ -201,6 +203,18 @@ static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
  * lrb_try_discard()). Until then the caller must not sleep; in the kernel
  * preemption stays disabled.
  *
+ * The record header takes %LRB_COMPACT_HEADER_SIZE bytes (compact layout)
+ * or %LRB_LARGE_HEADER_SIZE (large) when the id fits and the clock moved
+ * less than 2^tsc_bits (compact) or 2^32 (large) ticks since the last
+ * record committed in the buffer, else %LRB_EXTENDED_HEADER_SIZE. A
+ * buffer's first record is measured against 0, so it takes the extended
+ * header with any real clock, as does the first record after a pause of
+ * 2^tsc_bits ticks (134 ms of nanoseconds with 27 bits). Payloads start
+ * %LRB_RECORD_ALIGN-byte aligned.
+ *
+ * Context: any context, NMI included (in user space: any thread, signal
+ * handlers included); does not sleep. @cfg must be the configuration
+ * @chan was created with.
  * Return: 0 on success, or a negative error; every error but -EINVAL is
  * counted in the buffer's loss counters: -EINVAL if @len is 0, -ENOBUFS if
  * the buffer is full (discard mode), -EAGAIN if the sub-buffer to write
@@ -277,7 +291,10 @@ fail:
  *
  * Zeroes the alignment padding after the payload and adds the slot to the
  * sub-buffer's commit count; the commit that completes a sub-buffer
- * delivers it.
+ * delivers it (and, with %LRB_WAKEUP_BY_WRITER, wakes its reader: by
+ * irq_work in the kernel, a futex wake in user space).
+ *
+ * Context: the reserving writer's; does not sleep.
  */
 static __always_inline void lrb_commit(const struct lrb_config *cfg,
 				       struct lrb_ctx *ctx)
@@ -318,6 +335,7 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
  * Succeeds only if nothing was reserved in the buffer after @ctx. The
  * position moves back, and its discard generation forward.
  *
+ * Context: the reserving writer's; does not sleep.
  * Return: 0 if the reservation is gone (do not commit it), -EBUSY if a
  * later record exists: the caller must commit this one.
  */
@@ -344,6 +362,7 @@ static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
  * @payload: payload bytes
  * @len: payload length
  *
+ * Context: as lrb_reserve().
  * Return: as lrb_reserve().
  */
 static __always_inline int lrb_event_write(const struct lrb_config *cfg,

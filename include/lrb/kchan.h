@@ -40,9 +40,43 @@ struct lrb_kchan_attr {
 
 struct lrb_kchan;
 
+/**
+ * lrb_kchan_create() - create a per-CPU channel and publish its files
+ * @cfg: the client's configuration (per-CPU allocation); the channel keeps
+ *	a copy, and writers pass @cfg itself to the fast paths
+ * @attr: name, geometry, timers and metadata
+ *
+ * Files are published before the last steps: if one of those fails, a
+ * reader that opened a file meanwhile is woken and gets -ENODEV.
+ *
+ * Context: process context; sleeps (allocations, device nodes, hotplug).
+ * Return: the channel, or an ERR_PTR(): -EINVAL for a bad name or setting
+ * (the kernel log says which), -EEXIST if the name is taken, -ENOMEM.
+ */
 struct lrb_kchan *lrb_kchan_create(const struct lrb_config *cfg,
 				   const struct lrb_kchan_attr *attr);
+
+/**
+ * lrb_kchan_chan() - the channel writers write
+ * @kc: channel from lrb_kchan_create()
+ *
+ * Context: any context; does not sleep.
+ * Return: the lrb channel, for lrb_reserve() and friends.
+ */
 struct lrb_chan *lrb_kchan_chan(struct lrb_kchan *kc);
+
+/**
+ * lrb_kchan_destroy() - finalise a channel and remove its files
+ * @kc: channel from lrb_kchan_create()
+ *
+ * The client must have stopped starting writes; writes in flight are
+ * waited for. Every partly filled packet is closed, readers are woken, and
+ * the device nodes go away. Files still open keep working: their readers
+ * drain what is left, then read 0 bytes (end of file). The memory goes
+ * when the last of them is closed.
+ *
+ * Context: process context; sleeps (CPU hotplug, RCU grace period, locks).
+ */
 void lrb_kchan_destroy(struct lrb_kchan *kc);
 
 #endif /* _LRB_KCHAN_H */

@@ -27,6 +27,17 @@ struct lrb_metadata_attr {
 	const char *events;
 };
 
+/**
+ * lrb_metadata_format() - write a channel's CTF metadata
+ * @chan: the channel
+ * @attr: clock and client events
+ * @out: destination, may be NULL if @size is 0
+ * @size: bytes available at @out, the terminating NUL included
+ *
+ * Context: any context; does not sleep.
+ * Return: the length of the text, as snprintf(): when it is @size or more,
+ * the text was cut and the caller needs that length plus one bytes.
+ */
 int lrb_metadata_format(const struct lrb_chan *chan,
 			const struct lrb_metadata_attr *attr, char *out,
 			unsigned long size);

@@ -17,6 +17,7 @@ extern "C" {
 /**
  * lrb_clock_default - the user-space default lrb clock
  *
+ * Context: any context, signal handlers included.
  * Return: CLOCK_MONOTONIC in nanoseconds.
  */
 static inline uint64_t lrb_clock_default(void)
@@ -35,6 +36,8 @@ static inline uint64_t lrb_clock_default(void)
  * clock after the write position, and the clock must not be read earlier
  * than that load, or a record could carry a timestamp older than the one
  * before it in the buffer.
+ *
+ * Context: any context, signal handlers included.
  */
 static inline uint64_t lrb_clock_cycles(void)
 {
@@ -47,10 +50,53 @@ static inline uint64_t lrb_clock_cycles(void)
 #endif
 }
 
+/**
+ * lrb_clock_cycles_freq() - ticks per second of lrb_clock_cycles()
+ *
+ * Measured once against CLOCK_MONOTONIC over 20 ms, then cached.
+ *
+ * Context: any thread; the first call busy-waits 20 ms.
+ * Return: the frequency in Hz.
+ */
 uint64_t lrb_clock_cycles_freq(void);
+
+/**
+ * lrb_thread_init() - prepare the calling thread for writing
+ *
+ * A thread registers with liburcu-bp on its first write; call this first
+ * in a thread whose first write may come from a signal handler.
+ *
+ * Context: a thread, not a signal handler.
+ * Return: 0.
+ */
 int lrb_thread_init(void);
+
+/**
+ * lrb_possible_cpus() - CPUs a per-CPU channel needs buffers for
+ *
+ * Context: any thread.
+ * Return: the number of CPUs configured on the system.
+ */
 int lrb_possible_cpus(void);
 struct lrb_buf;
+
+/**
+ * lrb_wait_readable() - sleep until a sub-buffer of @buf can be taken
+ * @buf: buffer of a channel whose config wakes readers by writer
+ * @timeout_ms: give up after this many milliseconds
+ *
+ * Writers wake the waiter when they deliver a sub-buffer
+ * (%LRB_WAKEUP_BY_WRITER). With %LRB_WAKEUP_BY_TIMER nothing wakes it in
+ * user space (there is no read timer): it sleeps until @timeout_ms has
+ * passed, then looks once, so @timeout_ms is the polling period. Records
+ * become readable only when their sub-buffer fills or is flushed
+ * (lrb_buf_flush(); user space has no switch timer).
+ *
+ * Context: the reader's thread; sleeps.
+ * Return: 0 when lrb_get_next_subbuf() should find a sub-buffer (checked
+ * on waking, and once more at the deadline: a sub-buffer ready at the
+ * deadline gives 0, in either wakeup mode), -ETIMEDOUT otherwise.
+ */
 int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms);
 
 #ifdef __cplusplus
