@@ -79,8 +79,9 @@ CFLAGS_s390x := $(CFLAGS_rel)
 cross_cc = $(if $(shell command -v $(1)gcc 2>/dev/null),$(1)gcc,clang --target=$(1:-=))
 CC_arm64 := $(call cross_cc,$(CROSS_arm64))
 CC_s390x := $(call cross_cc,$(CROSS_s390x))
+# The ASan build also turns the API's debug checks on (LRB_DEBUG).
 CFLAGS_asan := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
-	       -fno-sanitize-recover=all
+	       -fno-sanitize-recover=all -DLRB_DEBUG
 CFLAGS_tsan := -O1 -fsanitize=thread
 
 .PHONY: all lib tools tools-static setup demo demo-user check test-user test-cross fuzz \

@@ -28,6 +28,25 @@ unsigned long lrb_buf_lost(struct lrb_buf *buf)
 EXPORT_SYMBOL_GPL(lrb_buf_lost);
 
 /**
+ * __lrb_bad_cfg() - report a fast path called with another configuration
+ * @chan: the channel written
+ * @caller: the fast path
+ *
+ * Debug builds only (__LRB_DEBUG): the struct lrb_config passed to @caller
+ * is not the one @chan was created with, so every test of it folded into
+ * the fast path may be wrong for @chan's buffers.
+ *
+ * Return: -EINVAL, for the fast path to return.
+ */
+int __lrb_bad_cfg(const struct lrb_chan *chan, const char *caller)
+{
+	pr_err_ratelimited("lrb: %s() called with a struct lrb_config other than the one its channel (stream %u) was created with: pass the channel's own configuration\n",
+			   caller, chan->stream_id);
+	return -EINVAL;
+}
+EXPORT_SYMBOL_GPL(__lrb_bad_cfg);
+
+/**
  * __lrb_nesting_exceeded() - count a record refused for nesting too deep
  * @buf: buffer of the CPU (or the global buffer)
  *

@@ -33,6 +33,7 @@ typedef int64_t s64;
 #define BIT(nr) (1UL << (nr))
 #define EXPORT_SYMBOL_GPL(sym)
 #define PAGE_SIZE LRB_PAGE_SIZE
+#define pr_err_ratelimited(...) fprintf(stderr, __VA_ARGS__)
 /* sleeping is always allowed where a user-space caller may call lrb */
 #define might_sleep() do { } while (0)
 

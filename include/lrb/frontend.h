@@ -73,6 +73,25 @@ unsigned long __lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
 			       unsigned long lap);
 void __lrb_deliver(struct lrb_buf *buf, unsigned long begin);
 int __lrb_nesting_exceeded(struct lrb_buf *buf);
+int __lrb_bad_cfg(const struct lrb_chan *chan, const char *caller);
+
+/*
+ * Debug builds: is @cfg the configuration @chan was created with? A kernel
+ * channel with files keeps a copy of it, so the fields are compared.
+ */
+static __always_inline bool __lrb_cfg_is_chans(const struct lrb_config *cfg,
+					       const struct lrb_chan *chan)
+{
+	const struct lrb_config *c = chan->cfg;
+
+	return cfg == c ||
+	       (cfg->mode == c->mode && cfg->alloc == c->alloc &&
+		cfg->wakeup == c->wakeup && cfg->header == c->header &&
+		cfg->tsc_bits == c->tsc_bits &&
+		cfg->cb.clock_read == c->cb.clock_read &&
+		cfg->cb.packet_begin == c->cb.packet_begin &&
+		cfg->cb.packet_end == c->cb.packet_end);
+}
 
 static __always_inline uint32_t __lrb_compact_id_extended(const struct lrb_config *cfg)
 {
@@ -214,7 +233,9 @@ static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
  *
  * Context: any context, NMI included (in user space: any thread, signal
  * handlers included); does not sleep. @cfg must be the configuration
- * @chan was created with.
+ * @chan was created with: a debug build (CONFIG_LRB_DEBUG in the kernel,
+ * LRB_DEBUG defined in user space) checks it and fails with -EINVAL,
+ * uncounted, and an error message; other builds do not check.
  * Return: 0 on success, or a negative error; every error but -EINVAL is
  * counted in the buffer's loss counters: -EINVAL if @len is 0, -ENOBUFS if
  * the buffer is full (discard mode), -EAGAIN if the sub-buffer to write
@@ -233,6 +254,8 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 
 	if (__lrb_unlikely(!len))
 		return -EINVAL;
+	if (__LRB_DEBUG && __lrb_unlikely(!__lrb_cfg_is_chans(cfg, chan)))
+		return __lrb_bad_cfg(chan, "lrb_reserve");
 	__lrb_port_writer_begin();
 	buf = __lrb_this_cpu_buf(cfg, chan);
 	if (__lrb_unlikely(__lrb_port_nesting_inc() > LRB_MAX_NESTING)) {

@@ -335,6 +335,45 @@ static void bad_geometry(struct kunit *test)
 	}
 }
 
+/*
+ * Debug builds: lrb_reserve() with a configuration other than the
+ * channel's fails with -EINVAL, counts nothing and leaves no writer state.
+ * kunit_user's ASan build is one (-DLRB_DEBUG); other builds do not check,
+ * and the case has nothing to test there.
+ */
+static void debug_cfg_check(struct kunit *test)
+{
+	const struct lrb_config *cfg = &lrbk_variants[0];
+	struct lrb_config copy = *cfg, other = *cfg;
+	struct lrb_chan *chan;
+	struct lrb_ctx ctx;
+	struct lrb_stats st;
+	unsigned long c, p, p2, records = 0;
+	unsigned int i;
+	uint64_t v = 7;
+
+	if (!__LRB_DEBUG)
+		return;
+	chan = lrbk_chan_new(test, cfg, SB16K, 4);
+	other.mode = cfg->mode == LRB_MODE_DISCARD ? LRB_MODE_OVERWRITE :
+						     LRB_MODE_DISCARD;
+	lrb_positions(lrbk_my_buf(cfg, chan), &c, &p);
+	KUNIT_EXPECT_EQ(test, lrb_reserve(&other, chan, &ctx, 1, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, lrb_event_write(&other, chan, 1, &v, 8), -EINVAL);
+	/* an equal copy, as lrb.ko's channels with files keep, is the same */
+	KUNIT_EXPECT_EQ(test, lrb_event_write(&copy, chan, 1, &v, 8), 0);
+	KUNIT_EXPECT_EQ(test, lrb_event_write(cfg, chan, 1, &v, 8), 0);
+	lrb_positions(lrbk_my_buf(cfg, chan), &c, &p2);
+	KUNIT_EXPECT_GT(test, p2, p);
+	for (i = 0; i < chan->nr_bufs; i++) {
+		lrb_buf_stats(lrb_channel_nth_buf(chan, i), &st);
+		records += st.records;
+		KUNIT_EXPECT_EQ(test, lrb_buf_lost(lrb_channel_nth_buf(chan, i)), 0);
+	}
+	KUNIT_EXPECT_EQ(test, records, 2);
+	lrbk_chan_destroy(test, chan);
+}
+
 /* Compact layout: the raw bytes of the packet header and 12-byte records. */
 static void compact_layout(struct kunit *test)
 {
@@ -1710,6 +1749,7 @@ static int lrb_api_init(struct kunit *test)
 static struct kunit_case lrb_api_cases[] = {
 	KUNIT_CASE_PARAM(create_variants, create_cfgs_gen_params),
 	KUNIT_CASE(bad_geometry),
+	KUNIT_CASE(debug_cfg_check),
 	KUNIT_CASE(compact_layout),
 	KUNIT_CASE(large_layout),
 	KUNIT_CASE(extended_headers),

@@ -25,6 +25,8 @@
 
 #define LRB_PAGE_SHIFT PAGE_SHIFT
 #define LRB_PAGE_SIZE PAGE_SIZE
+/* The API checks of debug builds, out of the fast path otherwise. */
+#define __LRB_DEBUG IS_ENABLED(CONFIG_LRB_DEBUG)
 
 /* The reserved names the installed headers use, for the user build's sake. */
 #define __lrb_likely(x) likely(x)

@@ -59,6 +59,16 @@ extern "C" {
 #define __lrb_smp_wmb() cmm_smp_wmb()
 #define __LRB_CACHELINE_BYTES CAA_CACHE_LINE_SIZE
 
+/*
+ * The API checks of debug builds (the program defines LRB_DEBUG), out of
+ * the fast path otherwise.
+ */
+#ifdef LRB_DEBUG
+#define __LRB_DEBUG 1
+#else
+#define __LRB_DEBUG 0
+#endif
+
 /* Buffers are made of 4 KiB units, allocated one by one like kernel pages. */
 #define LRB_PAGE_SHIFT 12
 #define LRB_PAGE_SIZE (1UL << LRB_PAGE_SHIFT)
