@@ -106,7 +106,24 @@ static struct dump_meta *load_metadata(const char *dir)
 	return meta;
 }
 
-/* The stream files of @dir, sorted, mapped. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a file";
+}
+
+/*
+ * The stream files of @dir, sorted, mapped. A stream file name that is
+ * not a regular file is refused, not skipped: it would be a CPU missing
+ * from the output without a word.
+ */
 static struct input *open_inputs(const char *dir, const bool *cpus,
 				 unsigned int *nr)
 {
@@ -127,14 +144,19 @@ static struct input *open_inputs(const char *dir, const bool *cpus,
 		if (cpu < 0 || (cpus && (cpu >= TOOL_MAX_CPUS || !cpus[cpu])))
 			continue;
 		path = path_of(dir, e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* look before opening: open() of a FIFO waits for a writer */
+		if (stat(path, &st))
+			tool_die("%s: %s", path, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			tool_die("%s: %s, not a regular file: stream files are regular files; remove it from the trace directory or rename it",
+				 path, file_kind(st.st_mode));
+		/* O_NONBLOCK: if it was replaced by a FIFO since, do not wait */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0 || fstat(fd, &st))
 			tool_die("%s: %s", path, strerror(errno));
-		if (!S_ISREG(st.st_mode)) {
-			close(fd);
-			free(path);
-			continue;
-		}
+		if (!S_ISREG(st.st_mode))
+			tool_die("%s: %s, not a regular file: stream files are regular files; remove it from the trace directory or rename it",
+				 path, file_kind(st.st_mode));
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;
 			in = realloc(in, cap * sizeof(*in));
