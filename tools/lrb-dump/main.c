@@ -68,7 +68,9 @@ static int input_cmp(const void *a, const void *b)
 		return c;
 	if (lx != ly)
 		return lx < ly ? -1 : 1;
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 static char *path_of(const char *dir, const char *name)
@@ -136,12 +138,13 @@ static struct input *open_inputs(const char *dir, const bool *cpus,
 		tool_die("%s: %s", dir, strerror(errno));
 	while ((errno = 0, e = readdir(d))) {
 		long long cpu = stream_cpu(e->d_name);
+		struct lrb_packet_header h;
 		struct input *x;
 		struct stat st;
 		char *path;
 		int fd;
 
-		if (cpu < 0 || (cpus && (cpu >= TOOL_MAX_CPUS || !cpus[cpu])))
+		if (cpu < 0)
 			continue;
 		path = path_of(dir, e->d_name);
 		/* look before opening: open() of a FIFO waits for a writer */
@@ -177,6 +180,18 @@ static struct input *open_inputs(const char *dir, const bool *cpus,
 		}
 		close(fd);
 		free(path);
+		/*
+		 * The CPU is the first packet's: with lrb-record --max-size
+		 * the name ends in the file's index (<chan>_<cpu>_<index>).
+		 */
+		if (x->len >= sizeof(h) && lrb_packet_header_load(&h, x->map) >= 0)
+			x->cpu = h.cpu_id;
+		if (cpus && (x->cpu >= TOOL_MAX_CPUS || !cpus[x->cpu])) {
+			if (x->map)
+				munmap(x->map, x->len);
+			free(x->name);
+			n--;
+		}
 	}
 	if (errno)
 		tool_die("%s: %s", dir, strerror(errno));
