@@ -92,6 +92,7 @@ check_driver_trace() {
 	dump_read "$EXPORT/trace"
 	hcheck "lrb-dump's events ($DUMP_EVENTS) = babeltrace2's ($BT_EVENTS)" \
 		test "$DUMP_EVENTS" -eq "$BT_EVENTS"
+	trace_check agree "$EXPORT/trace"
 }
 
 # trace_check ARGS...: trace-check.py ARGS (lrb-dump against babeltrace2
