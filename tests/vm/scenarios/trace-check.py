@@ -13,10 +13,12 @@ by (cpu, ctx, seq), are checked against its own counts ("written"):
                                    MAX_FILES, each at most MAX_SIZE bytes;
                                    the records left per (cpu, ctx) are a
                                    gap-free run ending at the last attempt
-  chunks TRACE EARLY               DIR/archives/BEGIN-END-ID, IDs 0..n-1;
+  chunks TRACE [EARLY]             DIR/archives/BEGIN-END-ID, IDs 0..n-1;
                                    together every attempt exactly once, each
                                    chunk's after the previous one's; EARLY
                                    (copied while recording) equals its chunk
+
+The sample's counts are read from "written" beside TRACE.
 
 Prints "FAIL ..." per failed check and ends with
 "trace-check: N passed, M failed". Not a scenario: the .host.sh run it.
@@ -30,7 +32,6 @@ import tempfile
 
 passed = 0
 failed = 0
-EXPORT = os.environ.get("EXPORT", ".")
 DUMP = os.path.join(os.environ.get("LRB_ROOT", "."), "build/tools/lrb-dump")
 EVENT = re.compile(r"seq = (\d+), cpu = (\d+), ctx = (\d+)")
 CHUNK = re.compile(r"^(\d{8}T\d{6}[+-]\d{4})-(\d{8}T\d{6}[+-]\d{4})-(\d+)$")
@@ -46,10 +47,11 @@ def check(what, cond):
     return cond
 
 
-def written():
-    """(cpu, ctx) -> attempts, and the total lost, from the sample's file."""
+def written(trace):
+    """(cpu, ctx) -> attempts, and the total lost, from the sample's file
+    beside the trace."""
     att, lost = {}, 0
-    with open(os.path.join(EXPORT, "written")) as f:
+    with open(os.path.join(os.path.dirname(os.path.abspath(trace)), "written")) as f:
         for line in f:
             m = re.match(r"cpu(\d+) attempts=\d+ lost=(\d+) task=(\d+) irq=(\d+)", line)
             if m:
@@ -102,7 +104,7 @@ def read_trace(d, what):
 
 def alone(trace, files):
     """A trace directory of the metadata of trace and files only."""
-    d = tempfile.mkdtemp(dir=EXPORT)
+    d = tempfile.mkdtemp(dir=os.path.dirname(os.path.abspath(trace)))
     shutil.copy(os.path.join(trace, "metadata"), d)
     for f in files:
         shutil.copy(f, d)
@@ -110,7 +112,7 @@ def alone(trace, files):
 
 
 def check_files(trace, max_size, max_files):
-    att, lost = written()
+    att, lost = written(trace)
     check("the sample lost nothing (lost=%d): the newest records are all there" % lost,
           lost == 0)
     per_cpu = {}
@@ -152,7 +154,7 @@ def check_files(trace, max_size, max_files):
 
 
 def check_chunks(trace, early):
-    att, lost = written()
+    att, lost = written(trace)
     check("the sample lost nothing (lost=%d): every record is in a chunk" % lost,
           lost == 0)
     arch = os.path.join(trace, "archives")
@@ -182,6 +184,8 @@ def check_chunks(trace, early):
         got = sorted(seen.get(key, []))
         check("cpu%d ctx %d: the chunks hold seq 0..%d, each once (%d records)" %
               (key[0], key[1], n - 1, len(got)), got == list(range(n)))
+    if not early:
+        return
     names = os.listdir(early) if os.path.isdir(early) else []
     if check("a chunk was copied while recording (%s)" % names, len(names) == 1):
         e = os.path.join(early, names[0])
@@ -197,5 +201,5 @@ if sys.argv[1] == "agree":
 elif sys.argv[1] == "files":
     check_files(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
 else:
-    check_chunks(sys.argv[2], sys.argv[3])
+    check_chunks(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "")
 print("trace-check: %d passed, %d failed" % (passed, failed))
