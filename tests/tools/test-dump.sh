@@ -149,6 +149,38 @@ for v in rel asan; do
 	fi
 done
 
+# --- not a regular file ----------------------------------------------------
+# A FIFO or a directory named like a stream file, or a FIFO as the
+# metadata, is refused with its name, without opening it: open() of a
+# FIFO would wait for a writer.
+# refused WHAT CASE ARGS...: lrb-dump ARGS exits 1 within 10 s saying WHAT
+refused() {
+	local what=$1 case=$2 v rc
+	shift 2
+	for v in rel asan; do
+		timeout 10 "$B/$v/lrb-dump" "$@" >/dev/null 2>"$dev/err"
+		rc=$?
+		if [ $rc -eq 1 ] && grep -qF "$what" "$dev/err"; then
+			ok
+		else
+			cat "$dev/err"
+			fail "lrb-dump [$v]: $case: exit $rc (124: it hung)"
+		fi
+	done
+}
+t=$dev/fifo
+mkdir -p "$t"
+cp "$dev/be-meta-compact27/metadata" "$dev/be-meta-compact27/chan_0" "$t/"
+mkfifo "$t/chan_1"
+refused "$t/chan_1: a FIFO, not a regular file" "a FIFO stream file" "$t"
+rm "$t/chan_1"
+mkdir "$t/chan_2"
+refused "$t/chan_2: a directory, not a regular file" "a directory stream file" "$t"
+rmdir "$t/chan_2"
+mv "$t/metadata" "$t/metadata.reg"
+mkfifo "$t/metadata"
+refused "$t/metadata: not a metadata file" "a FIFO metadata" "$t"
+
 # --- lrb-stats -------------------------------------------------------------
 export LRB_DEV_DIR=$dev
 mkdir -p "$dev/demo"

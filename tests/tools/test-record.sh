@@ -75,6 +75,13 @@ expect 2 "no --consumer" "$record" c --snapshot --consumer read
 expect 2 "want a list of CPUs" "$record" c --cpus 2-1
 expect 2 "is not HOST:PORT" "$record" c --to 127.0.0.1
 expect 2 "" "$record" c --bogus
+expect 2 "give --max-size too" "$record" c --max-files 3
+expect 2 "want bytes > 0" "$record" c --max-size 0
+expect 2 "want bytes > 0" "$record" c --max-size 1T
+expect 2 "want a number of files" "$record" c --max-size 1M --max-files 0
+expect 2 "want seconds > 0" "$record" c --rotate-time 0
+expect 2 "not with --to" "$record" c --rotate-size 1M --to 127.0.0.1:1
+expect 2 "no --max-size, --max-files or --rotate" "$record" c --max-size 64k --snapshot
 expect 0 "" "$receive" --help
 expect 2 "give --listen" "$receive" -o d
 expect 2 "give -o DIR" "$receive" --listen 5000

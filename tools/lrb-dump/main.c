@@ -68,7 +68,9 @@ static int input_cmp(const void *a, const void *b)
 		return c;
 	if (lx != ly)
 		return lx < ly ? -1 : 1;
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 static char *path_of(const char *dir, const char *name)
@@ -106,7 +108,24 @@ static struct dump_meta *load_metadata(const char *dir)
 	return meta;
 }
 
-/* The stream files of @dir, sorted, mapped. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a file";
+}
+
+/*
+ * The stream files of @dir, sorted, mapped. A stream file name that is
+ * not a regular file is refused, not skipped: it would be a CPU missing
+ * from the output without a word.
+ */
 static struct input *open_inputs(const char *dir, const bool *cpus,
 				 unsigned int *nr)
 {
@@ -119,22 +138,28 @@ static struct input *open_inputs(const char *dir, const bool *cpus,
 		tool_die("%s: %s", dir, strerror(errno));
 	while ((errno = 0, e = readdir(d))) {
 		long long cpu = stream_cpu(e->d_name);
+		struct lrb_packet_header h;
 		struct input *x;
 		struct stat st;
 		char *path;
 		int fd;
 
-		if (cpu < 0 || (cpus && (cpu >= TOOL_MAX_CPUS || !cpus[cpu])))
+		if (cpu < 0)
 			continue;
 		path = path_of(dir, e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* look before opening: open() of a FIFO waits for a writer */
+		if (stat(path, &st))
+			tool_die("%s: %s", path, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			tool_die("%s: %s, not a regular file: stream files are regular files; remove it from the trace directory or rename it",
+				 path, file_kind(st.st_mode));
+		/* O_NONBLOCK: if it was replaced by a FIFO since, do not wait */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0 || fstat(fd, &st))
 			tool_die("%s: %s", path, strerror(errno));
-		if (!S_ISREG(st.st_mode)) {
-			close(fd);
-			free(path);
-			continue;
-		}
+		if (!S_ISREG(st.st_mode))
+			tool_die("%s: %s, not a regular file: stream files are regular files; remove it from the trace directory or rename it",
+				 path, file_kind(st.st_mode));
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;
 			in = realloc(in, cap * sizeof(*in));
@@ -155,6 +180,18 @@ static struct input *open_inputs(const char *dir, const bool *cpus,
 		}
 		close(fd);
 		free(path);
+		/*
+		 * The CPU is the first packet's: with lrb-record --max-size
+		 * the name ends in the file's index (<chan>_<cpu>_<index>).
+		 */
+		if (x->len >= sizeof(h) && lrb_packet_header_load(&h, x->map) >= 0)
+			x->cpu = h.cpu_id;
+		if (cpus && (x->cpu >= TOOL_MAX_CPUS || !cpus[x->cpu])) {
+			if (x->map)
+				munmap(x->map, x->len);
+			free(x->name);
+			n--;
+		}
 	}
 	if (errno)
 		tool_die("%s: %s", dir, strerror(errno));

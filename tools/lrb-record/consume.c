@@ -135,18 +135,42 @@ static int rec_output(struct rec_cpu *c, const void *p, size_t len)
 	return -1;
 }
 
+/*
+ * read() goes on into the next packet when it is complete: write packet
+ * by packet, so that rotation can start a file at each. A read ends on a
+ * page or at a packet's end, so a packet header is never split.
+ */
 static enum rec_step rec_step_read(struct rec_cpu *c)
 {
 	ssize_t n = read(c->fd, c->buf, c->info.subbuf_size);
+	const unsigned char *p = c->buf;
+	struct lrb_packet_header h;
+	__u64 m;
 
 	if (n < 0)
 		return rec_error(c, "read from the cpu file");
 	if (!n)
 		return REC_EOF;
-	rec_frame(c, c->buf, n);
-	if (rec_output(c, c->buf, n))
-		return REC_ERR;
-	rec_add(&c->bytes, n);
+	while (n) {
+		m = n;
+		if (!c->fr.bad && !c->fr.have && (__u64)n >= HDR_SIZE) {
+			memcpy(&h, p, HDR_SIZE);
+			if (h.packet_size / 8 >= HDR_SIZE &&
+			    h.packet_size / 8 < m)
+				m = h.packet_size / 8;
+			if (rec_rotate_packet(c, h.packet_size / 8))
+				return REC_ERR;
+		} else if (!c->fr.bad && c->fr.have == HDR_SIZE &&
+			   c->fr.left < m) {
+			m = c->fr.left;
+		}
+		rec_frame(c, p, m);
+		if (rec_output(c, p, m))
+			return REC_ERR;
+		rec_add(&c->bytes, m);
+		p += m;
+		n -= m;
+	}
 	return REC_MORE;
 }
 
@@ -202,6 +226,9 @@ static enum rec_step rec_step_splice(struct rec_cpu *c)
 		} else {
 			rec_frame(c, (const unsigned char *)&h, HDR_SIZE);
 			rec_frame(c, NULL, n - HDR_SIZE);
+			/* splice() stops at a packet's end: all of n is h's */
+			if (rec_rotate_packet(c, h.packet_size / 8))
+				return REC_ERR;
 		}
 	} else {
 		rec_frame(c, NULL, n);
@@ -239,7 +266,8 @@ static enum rec_step rec_step_mmap(struct rec_cpu *c)
 	memcpy(&h, p, sizeof(h));
 	if (!c->fr.bad && rec_packet_header(c, &h))
 		c->fr.bad = true;
-	if (rec_output(c, p, d.packet_size))
+	if (rec_rotate_packet(c, d.packet_size) ||
+	    rec_output(c, p, d.packet_size))
 		ret = -1;
 	if (ioctl(c->fd, LRB_IOC_PUT_SUBBUF, 0)) {
 		rec_error(c, "LRB_IOC_PUT_SUBBUF");
@@ -403,6 +431,13 @@ void *rec_consume_thread(void *arg)
 			rec_drain(c);
 			break;
 		}
+		if (rec_rotate_pending(c)) {
+			/* what the flush closes still goes to the old chunk */
+			rec_drain(c);
+			if (c->eof || c->failed || rec_rotate_switch(c))
+				break;
+			continue;
+		}
 		s = rec_step(c);
 		if (s == REC_MORE)
 			continue;
@@ -410,7 +445,8 @@ void *rec_consume_thread(void *arg)
 			c->eof = true;
 		if (s != REC_AGAIN)
 			break;
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
+		if (poll(pfd, 2, r->rot.chunks ? REC_ROTATE_POLL_MS : -1) < 0 &&
+		    errno != EINTR) {
 			rec_error(c, "poll");
 			break;
 		}
@@ -434,6 +470,7 @@ void *rec_consume_thread(void *arg)
 	if (r->to)
 		shutdown(c->out, SHUT_WR);
 	c->t_end = tool_now_ns();
+	__atomic_store_n(&c->ended, true, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&r->done, 1, __ATOMIC_RELEASE);
 	pthread_kill(r->main_thread, SIGUSR1);
 	return NULL;

@@ -2,6 +2,7 @@
 /*
  * lrb-record CHANNEL [-o DIR | --to HOST:PORT] [--consumer splice|mmap|read]
  *	[--duration SECONDS] [--snapshot] [--cpus LIST] [--quiet]
+ *	[--max-size SIZE [--max-files N]] [--rotate-size SIZE] [--rotate-time S]
  *
  * Records every CPU of /dev/lrb/CHANNEL into a trace directory (metadata,
  * CHANNEL_<cpu> stream files, .lrb-record.json) or to lrb-receive, one
@@ -34,6 +35,8 @@ static void rec_usage(FILE *f)
 {
 	fputs("usage: lrb-record CHANNEL [-o DIR | --to HOST:PORT] [--consumer splice|mmap|read]\n"
 	      "                  [--duration SECONDS] [--snapshot] [--cpus LIST] [--quiet]\n"
+	      "                  [--max-size SIZE [--max-files N]] [--rotate-size SIZE]\n"
+	      "                  [--rotate-time SECONDS]\n"
 	      "Record every CPU of the lrb channel /dev/lrb/CHANNEL into a CTF trace directory.\n"
 	      "  -o, --output DIR     trace directory (default: CHANNEL-YYYYMMDD-HHMMSS)\n"
 	      "  -t, --to HOST:PORT   send the trace to lrb-receive instead\n"
@@ -44,6 +47,13 @@ static void rec_usage(FILE *f)
 	      "                       consuming them, and exit\n"
 	      "  -C, --cpus LIST      record these CPUs only, e.g. 0,2-3\n"
 	      "  -q, --quiet          no progress line or messages: errors and the summary\n"
+	      "      --max-size SIZE  cut each CPU's stream into files CHANNEL_CPU_I of at most\n"
+	      "                       SIZE bytes of whole packets (k, M, G: powers of 1024)\n"
+	      "      --max-files N    keep each CPU's newest N files: the oldest is replaced\n"
+	      "      --rotate-size SIZE, --rotate-time SECONDS\n"
+	      "                       trace chunks as lttng rotate makes them: a new one when\n"
+	      "                       this much is written or this long has passed; finished\n"
+	      "                       ones in DIR/archives/BEGIN-END-ID, each a trace\n"
 	      "  -h, --help           this help\n"
 	      "Exit status: 0 success, 1 error, 2 usage error.\n", f);
 }
@@ -60,6 +70,10 @@ static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "max-size", required_argument, NULL, REC_OPT_MAX_SIZE },
+		{ "max-files", required_argument, NULL, REC_OPT_MAX_FILES },
+		{ "rotate-size", required_argument, NULL, REC_OPT_ROTATE_SIZE },
+		{ "rotate-time", required_argument, NULL, REC_OPT_ROTATE_TIME },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool have_consumer = false;
@@ -106,6 +120,8 @@ static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
 			rec_usage(stdout);
 			exit(TOOL_EXIT_OK);
 		default:
+			if (!rec_rotate_option(r, opt, optarg))
+				break;
 			fprintf(stderr, "Try 'lrb-record --help' for more information.\n");
 			exit(TOOL_EXIT_USAGE);
 		}
@@ -129,6 +145,7 @@ static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
 		tool_usage_error("--snapshot takes the contents once: it has no --duration");
 	if (r->snapshot && have_consumer)
 		tool_usage_error("--snapshot always reads through mmap(): no --consumer");
+	rec_rotate_check(r);
 }
 
 /* The CPUs to record, their files opened, their counters sampled. */
@@ -174,32 +191,6 @@ static void rec_open_cpus(struct rec *r, const bool *want, bool have_want)
 	r->ncpu = i;
 }
 
-/* The trace directory: metadata and an empty stream file per CPU. */
-static void rec_open_dir(struct rec *r)
-{
-	char path[4096];
-	unsigned int i;
-	int fd;
-
-	if (trace_dir_create(r->dir))
-		exit(TOOL_EXIT_ERROR);
-	for (i = 0; i < r->ncpu; i++) {
-		struct rec_cpu *c = &r->cpus[i];
-
-		snprintf(path, sizeof(path), "%s/%s", r->dir, c->name);
-		c->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0644);
-		if (c->out < 0)
-			tool_die("cannot create %s: %s", path, strerror(errno));
-	}
-	/* last: a directory with a metadata file holds a trace */
-	snprintf(path, sizeof(path), "%s/%s", r->dir, TRACE_METADATA);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 || tool_write_full(fd, r->metadata, r->metadata_len) ||
-	    close(fd))
-		tool_die("cannot write %s: %s", path, strerror(errno));
-}
-
 static void rec_stop(struct rec *r, const char *reason)
 {
 	if (r->stop)
@@ -230,6 +221,8 @@ static void rec_wait(struct rec *r)
 
 		now = tool_now_ns();
 		wait = next > now ? next - now : 0;
+		if (r->rot.chunks && wait > REC_ROTATE_POLL_MS * 1000000ULL)
+			wait = REC_ROTATE_POLL_MS * 1000000ULL;
 		if (deadline && !r->stop && deadline < now + wait)
 			wait = deadline > now ? deadline - now : 0;
 		ts.tv_sec = wait / 1000000000ULL;
@@ -255,6 +248,9 @@ static void rec_wait(struct rec *r)
 			if (__atomic_load_n(&r->cpus[i].failed,
 					    __ATOMIC_RELAXED))
 				rec_stop(r, "error");
+		rec_rotate_tick(r);
+		if (r->failed)
+			rec_stop(r, "error");
 		if (now >= next) {
 			rec_progress(r, false);
 			next = now + REC_PROGRESS_NS;
@@ -405,12 +401,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < r.ncpu; i++) {
 		if (r.cpus[i].failed)
 			r.failed = true;
-		if (close(r.cpus[i].out) && !r.to) {
+		if (r.cpus[i].out >= 0 && close(r.cpus[i].out) && !r.to) {
 			tool_err("writing %s/%s: %s", r.dir, r.cpus[i].name,
 				 strerror(errno));
 			r.failed = true;
 		}
 	}
+	if (!r.to && rec_rotate_finish(&r))
+		r.failed = true;
 	rec_finish(&r);
 	for (i = 0; i < r.ncpu; i++)
 		close(r.cpus[i].fd);

@@ -3,7 +3,8 @@
  * lrb-record: records every CPU of an lrb channel into a trace directory
  * or to lrb-receive (Documentation/tools/lrb-record.rst). Declarations
  * shared by its files: main.c (options, setup, signals), consume.c (one
- * thread per CPU: splice, mmap or read), snapshot.c, send.c (to
+ * thread per CPU: splice, mmap or read), rotate.c (the trace directory,
+ * --max-size/--max-files and trace chunks), snapshot.c, send.c (to
  * lrb-receive) and report.c (progress line, summary, JSON).
  */
 #ifndef _LRB_RECORD_H
@@ -15,6 +16,17 @@
 #include "tool.h"
 
 enum rec_consumer { REC_SPLICE, REC_MMAP, REC_READ };
+
+/* Long options without a short form (rotate.c parses them). */
+enum rec_long_opt {
+	REC_OPT_MAX_SIZE = 0x100,
+	REC_OPT_MAX_FILES,
+	REC_OPT_ROTATE_SIZE,
+	REC_OPT_ROTATE_TIME,
+};
+
+/* How often consumers look for a chunk rotation while nothing comes. */
+#define REC_ROTATE_POLL_MS 100
 
 extern const char *const rec_consumer_names[3];
 
@@ -63,6 +75,12 @@ struct rec_framer {
  * @chunk: splice: bytes asked of one splice() (pipe capacity)
  * @map: mmap: the mapping
  * @buf: read: the buffer
+ * @chunk_id: the trace chunk it writes (rotate.c)
+ * @switched: @chunk_id, for the main thread to see
+ * @ended: its consumer thread is over
+ * @file_index: --max-size: the file it writes, counted from 0
+ * @file_bytes: bytes in the file it writes
+ * @files_removed: --max-files: files replaced, the oldest each time
  */
 struct rec_cpu {
 	struct rec *r;
@@ -94,6 +112,40 @@ struct rec_cpu {
 	size_t chunk;
 	const unsigned char *map;
 	unsigned char *buf;
+	unsigned int chunk_id;
+	unsigned int switched;
+	bool ended;
+	__u64 file_index;
+	__u64 file_bytes;
+	__u64 files_removed;
+};
+
+/**
+ * struct rec_rotate - how the output is cut (rotate.c)
+ * @max_size: --max-size, bytes, or 0
+ * @max_files: --max-files, or 0
+ * @chunk_size: --rotate-size, bytes, or 0
+ * @chunk_ns: --rotate-time, or 0
+ * @chunks: the recording goes into trace chunks
+ * @chunk: the chunk consumers are to write (set by the main thread)
+ * @busy: @chunk - 1 is not complete yet
+ * @archived: chunks moved to DIR/archives
+ * @chunk_bytes: bytes written to @chunk (consumers add)
+ * @t_begin: when @chunk began (tool_now_ns())
+ * @begin: the begin time in the names of chunks @chunk - 1 and @chunk
+ */
+struct rec_rotate {
+	__u64 max_size;
+	__u64 max_files;
+	__u64 chunk_size;
+	__u64 chunk_ns;
+	bool chunks;
+	unsigned int chunk;
+	bool busy;
+	unsigned int archived;
+	__u64 chunk_bytes;
+	__u64 t_begin;
+	char begin[2][32];
 };
 
 /**
@@ -122,6 +174,7 @@ struct rec_cpu {
  * @net_peer: --to: the receiver's address, as text
  * @net_result: --to: the receiver's final message
  * @failed: something failed: exit status 1
+ * @rot: --max-size, --max-files, --rotate-size, --rotate-time
  */
 struct rec {
 	const char *chan;
@@ -148,6 +201,7 @@ struct rec {
 	char net_peer[128];
 	char *net_result;
 	bool failed;
+	struct rec_rotate rot;
 };
 
 /* consume.c */
@@ -156,6 +210,24 @@ void *rec_consume_thread(void *arg);
 void rec_consumer_cleanup(struct rec_cpu *c);
 /* A packet header arrived: count it and check its sequence. */
 int rec_packet_header(struct rec_cpu *c, const struct lrb_packet_header *h);
+
+/* rotate.c */
+/* Parse one of the rec_long_opt options: 0, or -1 if @opt is not one. */
+int rec_rotate_option(struct rec *r, int opt, const char *arg);
+/* After the options: usage errors of their combinations. */
+void rec_rotate_check(struct rec *r);
+/* The trace directory (or its first chunk): metadata and stream files. */
+void rec_open_dir(struct rec *r);
+/* A packet of @size bytes is about to be written: cut the file if due. */
+int rec_rotate_packet(struct rec_cpu *c, __u64 size);
+/* The main thread asked for the next chunk and @c is not there yet. */
+bool rec_rotate_pending(const struct rec_cpu *c);
+/* Move @c's output to the chunk asked for (at a packet boundary). */
+int rec_rotate_switch(struct rec_cpu *c);
+/* Main thread, often: start a rotation when due, archive a finished chunk. */
+void rec_rotate_tick(struct rec *r);
+/* Consumers ended: archive the chunks left. */
+int rec_rotate_finish(struct rec *r);
 
 /* snapshot.c */
 void rec_snapshot_cpu(struct rec_cpu *c);

@@ -168,6 +168,11 @@ static void rec_json_cpu(struct json *j, struct rec *r, struct rec_cpu *c)
 		json_u64(j, "events_discarded", c->discarded);
 	}
 	json_u64(j, "seq_gaps", c->seq_gaps);
+	if (r->rot.max_size) {
+		/* of the last chunk, with --rotate-* */
+		json_u64(j, "files", c->file_index + 1);
+		json_u64(j, "files_removed", c->files_removed);
+	}
 	if (r->snapshot)
 		json_u64(j, "skipped", c->skipped);
 	if (r->consumer == REC_SPLICE && !r->snapshot)
@@ -212,6 +217,12 @@ char *rec_json(struct rec *r, size_t *len)
 	json_double(&j, "duration_s", rec_secs(r->t_start, r->t_end));
 	json_str(&j, "stopped_by", r->stop_reason);
 	json_bool(&j, "complete", !r->failed);
+	if (r->rot.max_size) {
+		json_u64(&j, "max_size", r->rot.max_size);
+		json_u64(&j, "max_files", r->rot.max_files);
+	}
+	if (r->rot.chunks)
+		json_u64(&j, "chunks", r->rot.archived);
 	json_array(&j, "cpus");
 	for (i = 0; i < r->ncpu; i++) {
 		struct rec_cpu *c = &r->cpus[i];

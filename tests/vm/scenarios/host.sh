@@ -92,4 +92,25 @@ check_driver_trace() {
 	dump_read "$EXPORT/trace"
 	hcheck "lrb-dump's events ($DUMP_EVENTS) = babeltrace2's ($BT_EVENTS)" \
 		test "$DUMP_EVENTS" -eq "$BT_EVENTS"
+	trace_check agree "$EXPORT/trace"
+}
+
+# trace_check ARGS...: trace-check.py ARGS (lrb-dump against babeltrace2
+# event for event; lrb-record's rotation, read file by file or chunk by
+# chunk); its checks count as this scenario's.
+trace_check() {
+	local out p f
+	[ -x "$LRB_ROOT/build/tools/lrb-dump" ] ||
+		make -s -C "$LRB_ROOT" tools >/dev/null 2>&1
+	out=$(python3 "$LRB_ROOT/tests/vm/scenarios/trace-check.py" "$@" 2>&1)
+	grep '^FAIL' <<<"$out" | sed "s|^FAIL |FAIL $HOST_SCEN/host: |"
+	p=$(sed -n 's/^trace-check: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"$out")
+	f=$(sed -n 's/^trace-check: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<<"$out")
+	if [ -z "$p" ]; then
+		echo "$out" | tail -n 20
+		hcheck "trace-check.py $1 ran to its end" false
+		return
+	fi
+	HOST_PASS=$((HOST_PASS + p))
+	HOST_FAIL=$((HOST_FAIL + f))
 }
