@@ -7,7 +7,7 @@
 #   make demo       the main job: record a sample driver in a VM running
 #                   Debian's kernel, read the trace with babeltrace2, plot
 #   make demo-user  the user-space demo (liblrb)
-#   make tools      lrb-record, lrb-receive, lrb-dump, lrb-stats
+#   make tools      lrb-record, lrb-dump, lrb-stats
 #   make fuzz       lrb-dump under libFuzzer (FUZZ_SECONDS, default 600)
 #   make check      set up, build and run every test
 #   make test-cross the user tests for arm64 and s390x (build/arm64/,
@@ -193,8 +193,7 @@ test-user: $(foreach v,rel asan,$(addprefix $(BUILD)/$(v)/tests/,$(USER_TESTS)))
 
 # The user tests cross-built for arm64 and s390x (tests/run.sh runs them
 # under qemu-user), and the tools for s390x: unit_ctf's traces go both
-# ways between the little-endian host and a big-endian machine, and
-# lrb-receive takes a recording there.
+# ways between the little-endian host and a big-endian machine.
 test-cross: $(foreach v,$(CROSS_ARCHES),$(addprefix $(BUILD)/$(v)/tests/,$(USER_TESTS))) \
 	    $(addprefix $(BUILD)/s390x/tools/,$(TOOLS)) $(BUILD)/tools/lrb-dump
 $(BUILD)/s390x/tools/%: $$(wildcard tools/$$*/*.c) $(TOOL_COMMON) $(TOOL_LIB) \

@@ -20,10 +20,12 @@ esac
 # babeltrace2 reads the CTF traces of the tests and make demo, which plots
 # with gnuplot; clang and its runtime fuzz lrb-dump (tests/fuzz); valgrind
 # counts the fast path's instructions (tests/bench/icount); spin checks the
-# protocol's model (tests/model).
+# protocol's model (tests/model); lttng-tools' lttng-relayd receives
+# lrb-record's traces in tests/tools/test-relayd.sh (python3 finds it free
+# ports) and in the VM's relayd scenarios.
 packages=(build-essential pkg-config liburcu-dev linux-libc-dev sparse rsync
 	  linux-source-6.12 xz-utils babeltrace2 gnuplot-nox clang
-	  libclang-rt-14-dev valgrind spin)
+	  libclang-rt-14-dev valgrind spin lttng-tools python3)
 # KUnit (scripts/kunit.sh): a kernel build from linux-source-6.12, kunit.py,
 # and qemu for the x86_64 and i386 runs (qboot.rom comes with
 # qemu-system-data); Debian's cross compilers and qemu for arm64

@@ -2,10 +2,9 @@
 /*
  * Helpers shared by the lrb tools (tools/lrb-*): messages and exit codes,
  * number and list parsing, whole reads and writes, the files of a channel
- * (/dev/lrb/<channel>/...), trace directories and a small JSON writer;
- * net.h adds the lrb-record/lrb-receive protocol. Every tool links all of
- * tools/common, so it stays small and keeps no global state but the
- * program name used in messages.
+ * (/dev/lrb/<channel>/...), trace directories and a small JSON writer.
+ * Every tool links all of tools/common, so it stays small and keeps no
+ * global state but the program name used in messages.
  */
 #ifndef _LRB_TOOL_H
 #define _LRB_TOOL_H

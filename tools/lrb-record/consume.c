@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 /* After a flush, how long packets it closed may take to complete. */
@@ -123,14 +122,12 @@ static enum rec_step rec_error(struct rec_cpu *c, const char *what)
 /* Write to the output, naming it in an error. */
 static int rec_output(struct rec_cpu *c, const void *p, size_t len)
 {
+	if (c->r->relayd)
+		return rec_relayd_write(c, p, len);
 	if (!tool_write_full(c->out, p, len))
 		return 0;
-	if (c->r->to)
-		tool_err("cpu%u: sending to %s: %s: is lrb-receive still running?",
-			 c->cpu, c->r->net_peer, strerror(errno));
-	else
-		tool_err("cpu%u: writing %s/%s: %s: the trace is incomplete (disk full?)",
-			 c->cpu, c->r->dir, c->name, strerror(errno));
+	tool_err("cpu%u: writing %s/%s: %s: the trace is incomplete (disk full?)",
+		 c->cpu, c->r->dir, c->name, strerror(errno));
 	c->failed = true;
 	return -1;
 }
@@ -186,14 +183,8 @@ static int rec_pipe_out(struct rec_cpu *c, size_t len)
 		if (m <= 0) {
 			if (!m)
 				errno = EIO;
-			if (c->r->to)
-				tool_err("cpu%u: splice to %s: %s: is lrb-receive still running?",
-					 c->cpu, c->r->net_peer,
-					 strerror(errno));
-			else
-				tool_err("cpu%u: splice to %s/%s: %s: the trace is incomplete (disk full?)",
-					 c->cpu, c->r->dir, c->name,
-					 strerror(errno));
+			tool_err("cpu%u: splice to %s/%s: %s: the trace is incomplete (disk full?)",
+				 c->cpu, c->r->dir, c->name, strerror(errno));
 			c->failed = true;
 			return -1;
 		}
@@ -424,7 +415,9 @@ void *rec_consume_thread(void *arg)
 		{ .fd = c->fd, .events = POLLIN },
 		{ .fd = r->wake[0], .events = POLLIN },
 	};
+	__u64 period = r->live * 1e9, tick = tool_now_ns() + period, now;
 	enum rec_step s;
+	int timeout;
 
 	for (;;) {
 		if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
@@ -445,8 +438,19 @@ void *rec_consume_thread(void *arg)
 			c->eof = true;
 		if (s != REC_AGAIN)
 			break;
-		if (poll(pfd, 2, r->rot.chunks ? REC_ROTATE_POLL_MS : -1) < 0 &&
-		    errno != EINTR) {
+		timeout = r->rot.chunks ? REC_ROTATE_POLL_MS : -1;
+		if (period) {
+			/* live: packets close and quiet CPUs say so */
+			now = tool_now_ns();
+			if (now >= tick) {
+				if (rec_relayd_tick(c))
+					break;
+				tick = now + period;
+				continue;
+			}
+			timeout = (tick - now + 999999) / 1000000;
+		}
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
 			rec_error(c, "poll");
 			break;
 		}
@@ -467,8 +471,6 @@ void *rec_consume_thread(void *arg)
 	else if (c->fr.bad)
 		/* packets not followed: the buffer counted what it handed out */
 		c->packets = c->c1.packets_read - c->c0.packets_read;
-	if (r->to)
-		shutdown(c->out, SHUT_WR);
 	c->t_end = tool_now_ns();
 	__atomic_store_n(&c->ended, true, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&r->done, 1, __ATOMIC_RELEASE);

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lrb-record CHANNEL [-o DIR | --to HOST:PORT] [--consumer splice|mmap|read]
- *	[--duration SECONDS] [--snapshot] [--cpus LIST] [--quiet]
- *	[--max-size SIZE [--max-files N]] [--rotate-size SIZE] [--rotate-time S]
+ * lrb-record CHANNEL [-o DIR | --relayd URL [--live[=PERIOD]] [--session NAME]]
+ *	[--consumer splice|mmap|read] [--duration SECONDS] [--snapshot]
+ *	[--cpus LIST] [--quiet] [--max-size SIZE [--max-files N]]
+ *	[--rotate-size SIZE] [--rotate-time S]
  *
  * Records every CPU of /dev/lrb/CHANNEL into a trace directory (metadata,
- * CHANNEL_<cpu> stream files, .lrb-record.json) or to lrb-receive, one
+ * CHANNEL_<cpu> stream files, .lrb-record.json) or to lttng-relayd, one
  * thread per CPU, until the channel is destroyed, the duration is over or
  * a SIGINT/SIGTERM; then every buffer is flushed and drained. This file:
  * options, setup, the main thread (signals, timer, progress) and the end.
  * Documentation/tools/lrb-record.rst is the manual.
  */
 #include "record.h"
-#include "net.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,11 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #define REC_PROGRESS_NS 500000000ULL
+/* --live without a period: lttng's default live timer, 1 s */
+#define REC_LIVE_PERIOD_S 1.0
 
 const char *const rec_consumer_names[3] = {
 	[REC_SPLICE] = "splice", [REC_MMAP] = "mmap", [REC_READ] = "read",
@@ -33,14 +34,21 @@ const char *const rec_consumer_names[3] = {
 
 static void rec_usage(FILE *f)
 {
-	fputs("usage: lrb-record CHANNEL [-o DIR | --to HOST:PORT] [--consumer splice|mmap|read]\n"
+	fputs("usage: lrb-record CHANNEL [-o DIR | --relayd URL [--live[=PERIOD]]\n"
+	      "                  [--session NAME]] [--consumer splice|mmap|read]\n"
 	      "                  [--duration SECONDS] [--snapshot] [--cpus LIST] [--quiet]\n"
 	      "                  [--max-size SIZE [--max-files N]] [--rotate-size SIZE]\n"
 	      "                  [--rotate-time SECONDS]\n"
 	      "Record every CPU of the lrb channel /dev/lrb/CHANNEL into a CTF trace directory.\n"
 	      "  -o, --output DIR     trace directory (default: CHANNEL-YYYYMMDD-HHMMSS)\n"
-	      "  -t, --to HOST:PORT   send the trace to lrb-receive instead\n"
-	      "  -c, --consumer HOW   splice (default, zero copy), mmap or read\n"
+	      "  -r, --relayd URL     send the trace to lttng-relayd instead:\n"
+	      "                       net://HOST[:CONTROL_PORT[:DATA_PORT]] (ports 5342, 5343)\n"
+	      "  -l, --live[=PERIOD]  with --relayd: a live session, packets closed and quiet\n"
+	      "                       CPUs announced every PERIOD seconds (default 1)\n"
+	      "  -S, --session NAME   with --relayd: the session name (default\n"
+	      "                       CHANNEL-YYYYMMDD-HHMMSS)\n"
+	      "  -c, --consumer HOW   splice (default, zero copy), mmap or read; with\n"
+	      "                       --relayd mmap (default) or read\n"
 	      "  -d, --duration SECS  stop after SECS seconds (default: when the channel is\n"
 	      "                       destroyed, or on SIGINT/SIGTERM)\n"
 	      "  -s, --snapshot       take a flight recorder's current contents once, without\n"
@@ -59,11 +67,13 @@ static void rec_usage(FILE *f)
 }
 
 static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
-		      bool *have_cpus)
+		      bool *have_cpus, const char **session)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "to", required_argument, NULL, 't' },
+		{ "relayd", required_argument, NULL, 'r' },
+		{ "live", optional_argument, NULL, 'l' },
+		{ "session", required_argument, NULL, 'S' },
 		{ "consumer", required_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "snapshot", no_argument, NULL, 's' },
@@ -80,14 +90,23 @@ static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
 	unsigned int i;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "o:t:c:d:sC:qh", opts,
+	while ((opt = getopt_long(argc, argv, "o:r:l::S:c:d:sC:qh", opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			r->dir = optarg;
 			break;
-		case 't':
-			r->to = optarg;
+		case 'r':
+			r->relayd = optarg;
+			break;
+		case 'l':
+			r->live = REC_LIVE_PERIOD_S;
+			if (optarg && tool_parse_seconds(optarg, &r->live))
+				tool_usage_error("--live=%s: want a period in seconds > 0, e.g. --live=0.5",
+						 optarg);
+			break;
+		case 'S':
+			*session = optarg;
 			break;
 		case 'c':
 			for (i = 0; i < TOOL_ARRAY_SIZE(rec_consumer_names); i++)
@@ -131,16 +150,19 @@ static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
 	if (optind != argc - 1)
 		tool_usage_error("one CHANNEL only, options before or after it");
 	r->chan = argv[optind];
-	if (r->dir && r->to)
-		tool_usage_error("-o DIR and --to HOST:PORT exclude each other: record to a directory or send to lrb-receive");
-	if (r->to) {
-		struct sockaddr_storage ss;
-		socklen_t len;
-
-		/* a bad address is a usage error, found before anything is opened */
-		if (tool_parse_addr(r->to, false, &ss, &len))
-			exit(TOOL_EXIT_USAGE);
-	}
+	if (r->dir && r->relayd)
+		tool_usage_error("-o DIR and --relayd URL exclude each other: record to a directory or send to lttng-relayd");
+	if ((r->live || *session) && !r->relayd)
+		tool_usage_error("--live and --session are for a recording sent to lttng-relayd: add --relayd URL");
+	if (r->relayd && r->consumer == REC_SPLICE && have_consumer)
+		tool_usage_error("--relayd takes each packet whole (its index follows it): use --consumer mmap or read");
+	if (r->relayd && !have_consumer)
+		r->consumer = REC_MMAP;
+	if (r->live && r->snapshot)
+		tool_usage_error("--snapshot takes the contents once: it is not a live session");
+	/* a bad URL is a usage error, found before anything is opened */
+	if (r->relayd && rec_relayd_parse(r->relayd, false))
+		exit(TOOL_EXIT_USAGE);
 	if (r->snapshot && r->duration)
 		tool_usage_error("--snapshot takes the contents once: it has no --duration");
 	if (r->snapshot && have_consumer)
@@ -293,18 +315,19 @@ static void rec_run(struct rec *r)
 		tool_err("recording %u CPU%s of %s by %s %s %s for %g s; Ctrl-C stops",
 			 r->ncpu, r->ncpu == 1 ? "" : "s", r->chan,
 			 rec_consumer_names[r->consumer],
-			 r->to ? "to" : "into", r->to ? r->net_peer : r->dir,
-			 r->duration);
+			 r->relayd ? "to" : "into",
+			 r->relayd ? rec_relayd_peer() : r->dir, r->duration);
 	else if (!r->quiet)
 		tool_err("recording %u CPU%s of %s by %s %s %s until the channel is destroyed; Ctrl-C stops",
 			 r->ncpu, r->ncpu == 1 ? "" : "s", r->chan,
 			 rec_consumer_names[r->consumer],
-			 r->to ? "to" : "into", r->to ? r->net_peer : r->dir);
+			 r->relayd ? "to" : "into",
+			 r->relayd ? rec_relayd_peer() : r->dir);
 	rec_wait(r);
 	for (i = 0; i < r->ncpu; i++)
 		pthread_join(r->cpus[i].tid, NULL);
 	r->t_end = tool_now_ns();
-	/* interruptible again (a receiver may take long to answer) */
+	/* interruptible again (relayd may take long to answer) */
 	signal(SIGUSR1, SIG_IGN);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	if (!r->stop_reason)
@@ -322,33 +345,30 @@ static void rec_snapshot(struct rec *r)
 	r->t_start = tool_now_ns();
 	for (i = 0; i < r->ncpu; i++) {
 		rec_snapshot_cpu(&r->cpus[i]);
-		if (r->to)
-			shutdown(r->cpus[i].out, SHUT_WR);
 	}
 	r->t_end = tool_now_ns();
 }
 
-/* .lrb-record.json beside the trace, or to the receiver. */
+/* .lrb-record.json beside the trace; relayd takes stream files only. */
 static void rec_finish(struct rec *r)
 {
 	char path[4096], *json;
 	size_t len = 0;
 	int fd;
 
+	if (r->relayd) {
+		if (rec_relayd_close(r))
+			r->failed = true;
+		return;
+	}
 	json = rec_json(r, &len);
 	if (!json)
 		tool_die("out of memory for the summary");
-	if (r->to) {
-		if (rec_net_finish(r, json, len))
-			r->failed = true;
-	} else {
-		snprintf(path, sizeof(path), "%s/%s", r->dir, TRACE_SUMMARY);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			  0644);
-		if (fd < 0 || tool_write_full(fd, json, len) || close(fd)) {
-			tool_err("cannot write %s: %s", path, strerror(errno));
-			r->failed = true;
-		}
+	snprintf(path, sizeof(path), "%s/%s", r->dir, TRACE_SUMMARY);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || tool_write_full(fd, json, len) || close(fd)) {
+		tool_err("cannot write %s: %s", path, strerror(errno));
+		r->failed = true;
 	}
 	free(json);
 }
@@ -356,18 +376,19 @@ static void rec_finish(struct rec *r)
 int main(int argc, char **argv)
 {
 	static bool want[TOOL_MAX_CPUS];
-	struct rec r = { .consumer = REC_SPLICE, .net = -1 };
+	struct rec r = { .consumer = REC_SPLICE };
 	char path[4096], defdir[256];
+	const char *session = NULL;
 	bool have_want = false;
 	struct timespec now;
 	unsigned int i;
 
 	tool_name = "lrb-record";
-	rec_parse(&r, argc, argv, want, &have_want);
+	rec_parse(&r, argc, argv, want, &have_want, &session);
 	r.progress = !r.quiet && !r.snapshot && isatty(STDERR_FILENO);
 	clock_gettime(CLOCK_REALTIME, &now);
 	r.start_realtime = now.tv_sec + now.tv_nsec / 1e9;
-	if (!r.dir && !r.to) {
+	if (!r.dir && !session) {
 		struct tm tm;
 
 		localtime_r(&now.tv_sec, &tm);
@@ -377,7 +398,7 @@ int main(int argc, char **argv)
 			 &tm);
 		r.dir = defdir;
 	}
-	/* a receiver that goes away is an error to report, not a signal */
+	/* a relayd that goes away is an error to report, not a signal */
 	signal(SIGPIPE, SIG_IGN);
 
 	rec_open_cpus(&r, want, have_want);
@@ -387,9 +408,10 @@ int main(int argc, char **argv)
 	if (!r.metadata)
 		tool_die("%s: %s: the channel's CTF metadata is needed to read the trace",
 			 path, strerror(errno));
-	if (r.to) {
-		if (rec_net_open(&r))
+	if (r.relayd) {
+		if (rec_relayd_open(&r, session ? session : r.dir, session))
 			exit(TOOL_EXIT_ERROR);
+		r.dir = NULL;
 	} else {
 		rec_open_dir(&r);
 	}
@@ -401,13 +423,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < r.ncpu; i++) {
 		if (r.cpus[i].failed)
 			r.failed = true;
-		if (r.cpus[i].out >= 0 && close(r.cpus[i].out) && !r.to) {
+		if (r.cpus[i].out >= 0 && close(r.cpus[i].out)) {
 			tool_err("writing %s/%s: %s", r.dir, r.cpus[i].name,
 				 strerror(errno));
 			r.failed = true;
 		}
 	}
-	if (!r.to && rec_rotate_finish(&r))
+	if (!r.relayd && rec_rotate_finish(&r))
 		r.failed = true;
 	rec_finish(&r);
 	for (i = 0; i < r.ncpu; i++)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * lrb-record: records every CPU of an lrb channel into a trace directory
- * or to lrb-receive (Documentation/tools/lrb-record.rst). Declarations
+ * or to lttng-relayd (Documentation/tools/lrb-record.rst). Declarations
  * shared by its files: main.c (options, setup, signals), consume.c (one
  * thread per CPU: splice, mmap or read), rotate.c (the trace directory,
- * --max-size/--max-files and trace chunks), snapshot.c, send.c (to
- * lrb-receive) and report.c (progress line, summary, JSON).
+ * --max-size/--max-files and trace chunks), snapshot.c, relayd.c (to
+ * lttng-relayd) and report.c (progress line, summary, JSON).
  */
 #ifndef _LRB_RECORD_H
 #define _LRB_RECORD_H
@@ -49,7 +49,7 @@ struct rec_framer {
  * @r: the recording
  * @cpu: the CPU
  * @fd: its cpu file, O_NONBLOCK
- * @out: the stream file or the stream's socket
+ * @out: the stream file, or -1 with --relayd
  * @info: LRB_IOC_GET_INFO
  * @c0: counters at the start
  * @c1: counters at the end
@@ -151,8 +151,9 @@ struct rec_rotate {
 /**
  * struct rec - a recording
  * @chan: channel name
- * @dir: -o DIR, NULL with --to
- * @to: --to HOST:PORT, or NULL
+ * @dir: -o DIR; with --relayd, the session name (NULL: the default)
+ * @relayd: --relayd URL, or NULL
+ * @live: --live period in seconds, 0 if not live
  * @consumer: --consumer
  * @duration: --duration in seconds, 0 for none
  * @snapshot: --snapshot
@@ -170,16 +171,14 @@ struct rec_rotate {
  * @t_start: start (tool_now_ns())
  * @t_end: end
  * @start_realtime: wall clock at the start, seconds since the epoch
- * @net: --to: the session connection, else -1
- * @net_peer: --to: the receiver's address, as text
- * @net_result: --to: the receiver's final message
  * @failed: something failed: exit status 1
  * @rot: --max-size, --max-files, --rotate-size, --rotate-time
  */
 struct rec {
 	const char *chan;
 	const char *dir;
-	const char *to;
+	const char *relayd;
+	double live;
 	enum rec_consumer consumer;
 	double duration;
 	bool snapshot;
@@ -197,9 +196,6 @@ struct rec {
 	__u64 t_start;
 	__u64 t_end;
 	double start_realtime;
-	int net;
-	char net_peer[128];
-	char *net_result;
 	bool failed;
 	struct rec_rotate rot;
 };
@@ -232,9 +228,27 @@ int rec_rotate_finish(struct rec *r);
 /* snapshot.c */
 void rec_snapshot_cpu(struct rec_cpu *c);
 
-/* send.c */
-int rec_net_open(struct rec *r);
-int rec_net_finish(struct rec *r, const char *summary, size_t len);
+/* relayd.c */
+/* Check a --relayd URL (and keep its addresses); 0, or -1 after saying why. */
+int rec_relayd_parse(const char *url, bool quiet);
+/* Connect, create the session @session and its streams, send the metadata. */
+int rec_relayd_open(struct rec *r, const char *session, bool named);
+/* Bytes of @c's stream, whole packets or not, to relayd; 0 or -1. */
+int rec_relayd_write(struct rec_cpu *c, const void *buf, size_t len);
+/* --live: close @c's packet; a beacon if the CPU is quiet. 0 or -1. */
+int rec_relayd_tick(struct rec_cpu *c);
+/*
+ * A beacon: @c wrote nothing before @now (tool_now_ns()) that relayd does
+ * not have. 0 or -1.
+ */
+int rec_relayd_beacon(struct rec_cpu *c, __u64 now);
+/* Close the streams and the connections; 0, or -1 if anything failed. */
+int rec_relayd_close(struct rec *r);
+/* Packets of @c relayd confirmed, and their bytes in @bytes. */
+__u64 rec_relayd_acked(const struct rec_cpu *c, __u64 *bytes);
+/* relayd's control address, and its directory for the session. */
+const char *rec_relayd_peer(void);
+const char *rec_relayd_output(void);
 
 /* report.c */
 void rec_progress(struct rec *r, bool final);

@@ -105,8 +105,8 @@ void rec_summary(struct rec *r, FILE *f)
 	fprintf(f, "lrb-record: channel %s, %u CPU%s, %s, %.2f s, stopped by %s; %s %s\n",
 		r->chan, r->ncpu, r->ncpu == 1 ? "" : "s",
 		r->snapshot ? "snapshot" : rec_consumer_names[r->consumer],
-		secs, r->stop_reason, r->to ? "sent to" : "trace in",
-		r->to ? r->net_peer : r->dir);
+		secs, r->stop_reason, r->relayd ? "sent to" : "trace in",
+		r->relayd ? rec_relayd_peer() : r->dir);
 	fprintf(f, "%5s %9s %12s %8s %15s %10s %10s %9s %9s %12s%s\n", "cpu",
 		"packets", "bytes", "MB/s", "records_written", "lost_full",
 		"lost_wrap", "lost_big", "lost_nest", "lost_packets",
@@ -148,8 +148,17 @@ void rec_summary(struct rec *r, FILE *f)
 	if (r->snapshot)
 		fprintf(f, " %9llu", (unsigned long long)skipped);
 	fprintf(f, "\n(records_written and lost_*: the buffers' counters at the end, since the channel was created)\n");
-	if (r->net_result)
-		fprintf(f, "receiver %s: %s\n", r->net_peer, r->net_result);
+	if (r->relayd) {
+		fprintf(f, "lttng-relayd %s: %s; confirmed packets/bytes:",
+			rec_relayd_peer(), rec_relayd_output());
+		for (i = 0; i < r->ncpu; i++) {
+			__u64 b, n = rec_relayd_acked(&r->cpus[i], &b);
+
+			fprintf(f, " cpu%u=%llu/%llu", r->cpus[i].cpu,
+				(unsigned long long)n, (unsigned long long)b);
+		}
+		fputc('\n', f);
+	}
 	fflush(f);
 }
 
@@ -206,10 +215,7 @@ char *rec_json(struct rec *r, size_t *len)
 	json_str(&j, "consumer", r->snapshot ? "snapshot" :
 		 rec_consumer_names[r->consumer]);
 	json_bool(&j, "snapshot", r->snapshot);
-	if (r->to)
-		json_str(&j, "to", r->net_peer);
-	else
-		json_str(&j, "output", r->dir);
+	json_str(&j, "output", r->dir);
 	json_u64(&j, "subbuf_size", info->subbuf_size);
 	json_u64(&j, "num_subbuf", info->num_subbuf);
 	json_u64(&j, "clock_freq", info->clock_freq);

@@ -99,8 +99,8 @@ void rec_rotate_check(struct rec *r)
 	rot->chunks = rot->chunk_size || rot->chunk_ns;
 	if (rot->max_files && !rot->max_size)
 		tool_usage_error("--max-files counts the files --max-size cuts: give --max-size too");
-	if ((rot->max_size || rot->chunks) && r->to)
-		tool_usage_error("--max-size, --max-files and --rotate-* cut the files of a local recording: not with --to");
+	if ((rot->max_size || rot->chunks) && r->relayd)
+		tool_usage_error("--max-size, --max-files and --rotate-* cut the files of a local recording: not with --relayd");
 	if ((rot->max_size || rot->chunks) && r->snapshot)
 		tool_usage_error("--snapshot takes one set of packets: no --max-size, --max-files or --rotate-*");
 }

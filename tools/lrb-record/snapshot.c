@@ -72,13 +72,17 @@ void rec_snapshot_cpu(struct rec_cpu *c)
 		} else {
 			memcpy(&h, map + d.mmap_offset, sizeof(h));
 			rec_packet_header(c, &h);
-			if (tool_write_full(c->out, map + d.mmap_offset,
-					    d.packet_size)) {
+			if (c->r->relayd) {
+				bad = rec_relayd_write(c, map + d.mmap_offset,
+						       d.packet_size);
+			} else if (tool_write_full(c->out,
+						   map + d.mmap_offset,
+						   d.packet_size)) {
 				tool_err("cpu%u: writing the snapshot to %s: %s",
-					 c->cpu, c->r->to ? c->r->net_peer :
-					 c->name, strerror(errno));
+					 c->cpu, c->name, strerror(errno));
 				bad = 1;
-			} else {
+			}
+			if (!bad) {
 				c->bytes += d.packet_size;
 				c->packets++;
 			}
