@@ -25,7 +25,9 @@
 #     so do the tools (make tools-static);
 #  4. the initramfs build/vmtest/initramfs.cpio.gz: busybox-static,
 #     /lib/lrb/{lrb,lrb_vm_client}.ko, the checkers, the scenario
-#     directory as /scenarios, tests/vm/init as /init;
+#     directory as /scenarios, tests/vm/init as /init, and Debian's
+#     lttng-relayd and babeltrace2 (with its plugins) with the shared
+#     libraries they load, at the host's paths (the relayd scenarios);
 #  5. the boot: qemu-system-x86_64 -accel tcg -smp 4 -m 1024, kernel
 #     console on the first serial port (build/vmtest/console.log), the
 #     guest's results on the second (build/vmtest/output.log).
@@ -109,7 +111,8 @@ tail_log() {
 check_tools() {
 	local tool
 	for tool in qemu-system-x86_64 cpio gzip rsync make gcc strip readelf \
-		    apt-get apt-cache dpkg flock timeout tar xz truncate; do
+		    apt-get apt-cache dpkg flock timeout tar xz truncate ldd \
+		    lttng-relayd babeltrace2; do
 		command -v "$tool" >/dev/null ||
 			fail "$tool is missing: run scripts/setup.sh (or make setup)"
 	done
@@ -418,6 +421,18 @@ build_tools() {
 	say "tools built in $((SECONDS - start))s: ${tools[*]##*/}"
 }
 
+# copy_dynamic DIR FILE...: FILE (a program or a shared object) and the
+# shared libraries it loads into DIR, each at its path on the host.
+copy_dynamic() {
+	local st=$1 f lib
+	shift
+	for f in "$@"; do
+		for lib in "$f" $(ldd "$f" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+			[ -e "$st$lib" ] || install -D -m 755 "$(readlink -f "$lib")" "$st$lib"
+		done
+	done
+}
+
 build_initramfs() {
 	local start=$SECONDS st=$out/initramfs a f
 	say "making the initramfs ($out/initramfs.cpio.gz)"
@@ -439,6 +454,10 @@ build_initramfs() {
 	mkdir -p "$st/lib/extra"
 	[ -z "$virtio_ko" ] || cp "$virtio_ko" "$st/lib/extra/"
 	cp -r "$scen_dir" "$st/scenarios"
+	# the collector and viewer of the relayd scenarios, as Debian ships them
+	mkdir -p "$st/var/run" "$st/lib64"
+	copy_dynamic "$st" "$(command -v lttng-relayd)" "$(command -v babeltrace2)" \
+		/usr/lib/x86_64-linux-gnu/babeltrace2/plugins/*.so
 	install -m 755 "$root/tests/vm/init" "$st/init"
 	(cd "$st" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio --quiet -o -H newc -R 0:0) | gzip -1 >"$out/initramfs.cpio.gz"

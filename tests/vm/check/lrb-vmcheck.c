@@ -42,7 +42,7 @@ static void print_usage(void)
 	      "  pipe-outlive --chan NAME --sync DIR\n"
 	      "        spliced pages read from a pipe after rmmod lrb (see pipe.c)\n"
 	      "  trace --chan NAME --dir DIR [--dir DIR2...] [--stats FILE] [--snapshot [--live]]\n"
-	      "        trace directories of lrb-record/lrb-receive, verified from their files\n"
+	      "        trace directories of lrb-record, verified from their files\n"
 	      "  fault-load --ko PATH [--params \"P=V ...\"] [--chan NAME]\n"
 	      "        fail every allocation of loading the module in turn: ENOMEM,\n"
 	      "        nothing left behind (needs CONFIG_FAULT_INJECTION)\n"
@@ -51,6 +51,9 @@ static void print_usage(void)
 	      "  create-failed --ko PATH --params \"P=V ...\" --chan NAME\n"
 	      "        a reader of cpu0 of a channel whose creation fails after\n"
 	      "        publishing it gets ENODEV (lrb.ko's fail_publish, see faults.c)\n"
+	      "  live-lag --out FILE --slack-us U\n"
+	      "        babeltrace2 --clock-seconds output on stdin (lttng-live): every\n"
+	      "        event shown within U of its timestamp; a copy in FILE\n"
 	      "  selftest\n"
 	      "        the verifier against corrupted synthetic packets (host only)\n"
 	      "common options: --written FILE (client's counts, default "
@@ -91,6 +94,7 @@ int main(int argc, char **argv)
 		{ "fault-load", vc_cmd_fault_load, false },
 		{ "fault-open", vc_cmd_fault_open, true },
 		{ "create-failed", vc_cmd_create_failed, true },
+		{ "live-lag", vc_cmd_live_lag, false },
 	};
 	struct vc_opts o = {
 		.via = "read",

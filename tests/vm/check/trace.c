@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lrb-vmcheck trace: verify trace directories written by lrb-record (or
- * lrb-receive) after the fact, from their files alone: every packet and
- * record of each CPU's stream files (the directories concatenated in the
- * order given, as one consuming reader's stream), the numbers of their
+ * lrb-vmcheck trace: verify trace directories written by lrb-record after
+ * the fact, from their files alone: every packet and record of each CPU's
+ * stream files (the directories concatenated in the order given, as one
+ * consuming reader's stream), the numbers of their
  * lrb-record.json against what the files hold, and, for a recording from
  * the channel's creation to its destruction, the exact accounting against
  * the client's counts and a copy of the stats file taken once the writers

@@ -306,12 +306,14 @@ int vc_verify_file(struct vc_stream *s, const char *path);
  * struct vc_opts - command line
  * @chan: channel name
  * @via: consume: read, splice-file, splice-tcp, mmap
- * @out: consume --via splice-file: directory of the cpu files
+ * @out: consume --via splice-file: directory of the cpu files; live-lag:
+ *	the copy of the input
  * @written: the client's written file
  * @sync: destroyed: directory of the handshake files
  * @timeout_s: give up waiting after this long
  * @period_us: timer: the switch timer period
- * @slack_us: timer: allowed lateness of the switch timer
+ * @slack_us: timer: allowed lateness of the switch timer; live-lag: of
+ *	an event
  * @duration_s: timer: how long to watch
  * @count: snapshot: snapshots to take
  * @interval_ms: snapshot: pause between them
@@ -362,6 +364,7 @@ int vc_cmd_trace(const struct vc_opts *o);
 int vc_cmd_fault_load(const struct vc_opts *o);
 int vc_cmd_fault_open(const struct vc_opts *o);
 int vc_cmd_create_failed(const struct vc_opts *o);
+int vc_cmd_live_lag(const struct vc_opts *o);
 int vc_consume_selftest(const char *via, const char *dir, int fd,
 			struct vc_stream *st, long long *spliced);
 

@@ -4,6 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/recorder.sh"
 
-record_run splice dir 2000 size=200 task_batch=32 task_interval_us=0 \
+record_run splice 2000 size=200 task_batch=32 task_interval_us=0 \
 	irq_interval_us=1000 irq_batch=4
 finish

@@ -5,6 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/recorder.sh"
 
-record_run read dir 1500 size=1000 subbuf_size=65536 num_subbuf=4 \
+record_run read 1500 size=1000 subbuf_size=65536 num_subbuf=4 \
 	task_batch=16 task_interval_us=0 irq_interval_us=1000 irq_batch=2
 finish

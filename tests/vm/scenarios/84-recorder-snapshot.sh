@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # lrb-record --snapshot of a flight recorder: while its writers overwrite
 # it, then after they stopped (the whole ring, ending with the last
-# records), twice with identical files (a snapshot consumes nothing).
+# records), twice with identical files (a snapshot consumes nothing), and
+# a third time to lttng-relayd, which writes the same files.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/recorder.sh"
+. "$(dirname "$0")/relayd.sh"
 
 snap() {
 	load_lrb || return
@@ -25,14 +27,15 @@ snap() {
 		check "$f: the second snapshot differs" \
 			cmp "$f" "$d-2/${f##*/}"
 	done
-	# and through lrb-receive
-	start_bg recv lrb-receive --listen 5556 -o $d-net --once
-	wait_for 10 "lrb-receive to listen" bg_says recv listening || return
-	run snap-net 0 lrb-record "$CHAN" --snapshot --to 127.0.0.1:5556
-	bg_wait recv 20
+	# and through lttng-relayd: the same packets in relayd's files
+	relayd_start || return
+	run snap-net 0 lrb-record "$CHAN" --snapshot --relayd "$RELAYD_URL"
+	relayd_stop
+	meta=$(find "$RELAYD_OUT" -name metadata -type f | head -n 1)
+	check "relayd wrote the snapshot" test -n "$meta"
 	for f in "$d"-1/"$CHAN"_*; do
 		check "$f: the snapshot sent differs" \
-			cmp "$f" "$d-net/${f##*/}"
+			cmp "$f" "${meta%/metadata}/${f##*/}"
 	done
 	unload_client
 	unload_lrb

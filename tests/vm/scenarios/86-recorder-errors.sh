@@ -1,23 +1,60 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# lrb-record's and lrb-receive's errors: usage (status 2), no channel, a
-# cpu file taken, a trace directory in use, no receiver (status 1); and
+# lrb-record's errors: usage (status 2), no channel, a cpu file taken, a
+# trace directory in use, no lttng-relayd (status 1), lttng-relayd killed
+# while it records (status 1, relayd keeps what it confirmed); and
 # --duration, with the progress line on a terminal (the console).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/recorder.sh"
+. "$(dirname "$0")/relayd.sh"
 
 says() {
 	grep -q "$2" "$LOGDIR/$1.err"
 }
 
+# relayd_killed: lttng-relayd killed (SIGKILL) while lrb-record sends to
+# it: lrb-record says so and exits 1; relayd's stream files hold every
+# packet lrb-record says relayd confirmed, readable by babeltrace2.
+relayd_killed() {
+	relayd_start || return
+	start_bg kill lrb-record "$CHAN" --relayd "$RELAYD_URL" --consumer mmap
+	wait_for 30 "lrb-record to send packets" sh -c \
+		"find $RELAYD_OUT -name '${CHAN}_*' -size +0 | grep -q ."
+	kill -9 "$RELAYD"
+	wait "$RELAYD" 2>/dev/null
+	bg_wait kill 30 1
+	check "relayd killed: says so" bg_says kill "relayd went away (killed or stopped?)"
+	meta=$(find "$RELAYD_OUT" -name metadata -type f | head -n 1)
+	t=/tmp/confirmed
+	rm -rf $t
+	mkdir -p $t
+	cp "$meta" $t/
+	# "cpuN=PACKETS/BYTES": relayd's files cut to what it confirmed
+	for w in $(sed -n 's/.*confirmed packets\/bytes: //p' "$LOGDIR/kill.out"); do
+		cpu=${w%%=*}
+		bytes=${w#*/}
+		f=${meta%/metadata}/${CHAN}_${cpu#cpu}
+		check "relayd killed: $f has the $bytes bytes relayd confirmed" \
+			test "$(stat -c %s "$f")" -ge "$bytes"
+		head -c "$bytes" "$f" >"$t/${f##*/}"
+	done
+	check "relayd killed: lrb-record reported what relayd confirmed" \
+		test -n "$(ls $t/${CHAN}_* 2>/dev/null)"
+	babeltrace2 $t >"$LOGDIR/confirmed.out" 2>"$LOGDIR/confirmed.err"
+	rc=$?
+	sed 's/^/    babeltrace2: /' "$LOGDIR/confirmed.err" | head -n 5
+	check "relayd killed: babeltrace2 reads the confirmed packets (status $rc)" \
+		test $rc -eq 0
+	check "relayd killed: they hold events" \
+		test "$(wc -l <"$LOGDIR/confirmed.out")" -gt 0
+}
+
 errors() {
 	run usage-none 2 lrb-record
 	run usage-consumer 2 lrb-record x --consumer nope
-	run usage-both 2 lrb-record x -o /tmp/x --to 127.0.0.1:1
+	run usage-both 2 lrb-record x -o /tmp/x --relayd net://127.0.0.1
 	run usage-duration 2 lrb-record x --duration -1
 	run usage-cpus 2 lrb-record x --cpus 3-1
-	run recv-usage 2 lrb-receive -o /tmp/x
-	run recv-addr 2 lrb-receive --listen nohost:99999 -o /tmp/x
 	run no-lrb 1 lrb-record "$CHAN" -o /tmp/none
 	check "no channel: says what to do" says no-lrb "is the channel created"
 	load_lrb || return
@@ -26,8 +63,10 @@ errors() {
 	run no-chan 1 lrb-record nosuch -o /tmp/none
 	check "wrong channel: lists the channels" says no-chan "channels in /dev/lrb: $CHAN"
 	run no-cpu 1 lrb-record "$CHAN" --cpus 63 -o /tmp/none
-	run no-recv 1 lrb-record "$CHAN" --to 127.0.0.1:1
-	check "no receiver: says what to do" says no-recv "lrb-receive --listen running"
+	run no-relayd 1 lrb-record "$CHAN" --relayd net://127.0.0.1:1
+	check "no relayd: says what to do" says no-relayd \
+		"cannot connect to lttng-relayd's control port at 127.0.0.1:1: Connection refused: is lttng-relayd running there"
+	relayd_killed
 	d=/tmp/dur
 	rm -rf $d $d-2
 	# the progress line goes to the console (a terminal): see console.log

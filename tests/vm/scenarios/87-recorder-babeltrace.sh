@@ -7,9 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/recorder.sh"
 
-record_run splice dir 300 size=64 subbuf_size=8192 num_subbuf=2 \
+record_run splice 300 size=64 subbuf_size=8192 num_subbuf=2 \
 	task_batch=64 task_interval_us=0 irq_interval_us=1000 irq_batch=4
-cp -r "/tmp/trace-$SCEN-splice-dir" "$LRB_EXPORT/trace"
+cp -r "/tmp/trace-$SCEN-splice" "$LRB_EXPORT/trace"
 cp "$LOGDIR/stats.stop" "$LRB_EXPORT/stats"
 cp "$LOGDIR/written" "$LRB_EXPORT/written"
 finish

@@ -114,3 +114,37 @@ trace_check() {
 	HOST_PASS=$((HOST_PASS + p))
 	HOST_FAIL=$((HOST_FAIL + f))
 }
+
+# check_per_cpu BT2_OUT BT2_ERR: per CPU, babeltrace2's events (BT2_OUT,
+# its cpu_id) are the sample's attempts minus its losses and the events it
+# reports discarded (BT2_ERR, by stream file <chan>_<cpu>, or by relayd's
+# stream id for lttng-live) are the losses, exactly.
+check_per_cpu() {
+	local cpu attempts lost ev disc
+	awk '/ cpu_id = / { match($0, /cpu_id = [0-9]+/)
+		n[substr($0, RSTART + 9, RLENGTH - 9) + 0]++ }
+		END { for (c in n) print c, n[c] }' "$1" | sort -n >"$EXPORT/bt2-cpu-events"
+	awk '/Tracer discarded [0-9]+ events? / {
+		match($0, /discarded [0-9]+/); d = substr($0, RSTART + 10, RLENGTH - 10) + 0
+		if (match($0, /_[0-9]+"/)) c = substr($0, RSTART + 1, RLENGTH - 2) + 0
+		# lttng-live names streams by relayd id: the metadata is 1, then
+		# the CPUs in order (a relayd that had no other session)
+		else if (match($0, /"stream-[0-9]+"/)) c = substr($0, RSTART + 8, RLENGTH - 9) - 2
+		else c = "?"
+		n[c] += d }
+		END { for (c in n) print c, n[c] }' "$2" | sort -n >"$EXPORT/bt2-cpu-discarded"
+	hcheck "every discarded-events warning names its CPU" \
+		sh -c "! grep -q '^?' '$EXPORT/bt2-cpu-discarded'"
+	while read -r cpu attempts lost; do
+		ev=$(awk -v c="$cpu" '$1 == c { print $2 }' "$EXPORT/bt2-cpu-events")
+		disc=$(awk -v c="$cpu" '$1 == c { print $2 }' "$EXPORT/bt2-cpu-discarded")
+		echo "$HOST_SCEN/host: cpu$cpu: babeltrace2 ${ev:-0} events, ${disc:-0} discarded; sample attempts $attempts, lost $lost"
+		hcheck "cpu$cpu: events ${ev:-0} = attempts $attempts - lost $lost" \
+			test "${ev:-0}" -eq $((attempts - lost))
+		hcheck "cpu$cpu: discarded ${disc:-0} = lost $lost" \
+			test "${disc:-0}" -eq "$lost"
+	done < <(awk '/^cpu[0-9]+ / { a = 0; l = 0
+		for (i = 2; i <= NF; i++) { split($i, kv, "=")
+			if (kv[1] == "attempts") a = kv[2]; if (kv[1] == "lost") l = kv[2] }
+		print substr($1, 4) + 0, a, l }' "$EXPORT/written")
+}

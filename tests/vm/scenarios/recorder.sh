@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers of the lrb-record/lrb-receive VM scenarios (busybox sh, in the
-# guest), sourced after lib.sh. The tools are /bin/lrb-record and
-# /bin/lrb-receive; traces are verified afterwards from their files by
-# "lrb-vmcheck trace".
+# Helpers of the lrb-record VM scenarios (busybox sh, in the guest),
+# sourced after lib.sh. The tool is /bin/lrb-record; traces are verified
+# afterwards from their files by "lrb-vmcheck trace".
 
 case "$0" in
 */recorder.sh | recorder.sh) exit 0 ;;
@@ -84,28 +83,20 @@ verify() {
 	run_check "$_n" trace --chan "$CHAN" $_args "$@"
 }
 
-# record_run CONSUMER dir|net MAX PARAM...: a discard channel whose writers
-# make MAX attempts per CPU and context, recorded by lrb-record from before
-# the first record to the channel's destruction, to a directory or through
-# lrb-receive; every packet exactly once, exact accounting.
+# record_run CONSUMER MAX PARAM...: a discard channel whose writers make
+# MAX attempts per CPU and context, recorded by lrb-record into a directory
+# from before the first record to the channel's destruction; every packet
+# exactly once, exact accounting.
 record_run() {
 	_c=$1
-	_out=$2
-	_max=$3
-	shift 3
+	_max=$2
+	shift 2
 	load_lrb || return
 	load_client mode=discard autostart=0 max_records="$_max" "$@" || return
-	_d=/tmp/trace-$SCEN-$_c-$_out
+	_d=/tmp/trace-$SCEN-$_c
 	# the last trace stays (for the scenario to export): /tmp is RAM
 	rm -rf /tmp/trace-*
-	if [ "$_out" = net ]; then
-		start_bg recv lrb-receive --listen 127.0.0.1:5555 -o "$_d" --once
-		wait_for 10 "lrb-receive to listen" bg_says recv listening ||
-			return
-		start_bg rec lrb-record "$CHAN" --to 127.0.0.1:5555 --consumer "$_c"
-	else
-		start_bg rec lrb-record "$CHAN" -o "$_d" --consumer "$_c"
-	fi
+	start_bg rec lrb-record "$CHAN" -o "$_d" --consumer "$_c"
 	wait_for 10 "lrb-record to start" bg_says rec recording || return
 	ctl start
 	wait_for 60 "every CPU's writers to make $_max attempts" \
@@ -116,12 +107,11 @@ record_run() {
 	stats_copy "$LOGDIR/stats.stop"
 	ctl destroy
 	bg_wait rec 60
-	[ "$_out" != net ] || bg_wait recv 30
 	check "lrb-record says the channel ended" \
 		grep -q 'stopped by end of channel' "$LOGDIR/rec.out"
 	# shellcheck disable=SC2012 # shown, not parsed
 	ls -la "$_d" | sed 's/^/    /'
-	verify "trace-$_c-$_out" "$_d" -- --stats "$LOGDIR/stats.stop"
+	verify "trace-$_c" "$_d" -- --stats "$LOGDIR/stats.stop"
 	unload_client
 	unload_lrb
 }
