@@ -241,11 +241,19 @@ static void lrb_clock_offset(const struct lrb_config *cfg, u64 freq,
 static int lrb_kchan_metadata(struct lrb_kchan *kc,
 			      const struct lrb_kchan_attr *attr)
 {
-	struct lrb_metadata_attr meta = { .events = attr->event_metadata };
+	struct lrb_metadata_attr meta = {
+		.events = attr->events,
+		.nr_events = attr->nr_events,
+	};
 	int len;
 
 	lrb_clock_offset(&kc->cfg, kc->clock_freq, &meta);
 	len = lrb_metadata_format(kc->chan, &meta, NULL, 0);
+	if (len < 0) {
+		pr_err("lrb: channel %s: its events are inconsistent (an id or name used twice, a sequence without an earlier unsigned length field, or a bad enumeration label): fix their LRB_EVENT() definitions\n",
+		       kc->name);
+		return len;
+	}
 	kc->metadata = kmalloc(len + 1, GFP_KERNEL);
 	if (!kc->metadata)
 		return -ENOMEM;

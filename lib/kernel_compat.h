@@ -20,6 +20,7 @@ typedef int64_t s64;
 
 #define noinline __attribute__((__noinline__))
 #define __cold __attribute__((__cold__))
+#define __printf(a, b) __attribute__((__format__(printf, a, b)))
 #define likely(x) __lrb_likely(x)
 #define unlikely(x) __lrb_unlikely(x)
 #define READ_ONCE(x) CMM_LOAD_SHARED(x)

@@ -10,6 +10,9 @@
  * id in its low bits; CTF packs bit fields from the least significant bit
  * in a little-endian trace and from the most significant bit in a
  * big-endian one, so there the timestamp bits come first.
+ *
+ * The events come from their LRB_EVENT() descriptions: their fields are
+ * byte-aligned, as writers store them packed.
  */
 #include <lrb/metadata.h>
 #include "port.h"
@@ -66,6 +69,169 @@ static const char lrb_tsdl_packet_context[] =
 	"\t\t\t\tuint64_clock_t timestamp;\n"				\
 	"\t\t\t} extended;\n"
 
+/* Text appended as snprintf() would: counted in full, stored while it fits. */
+struct lrb_tsdl {
+	char *out;
+	unsigned long size;
+	int len;
+};
+
+/*
+ * The compiler's own va_list, which both builds' vsnprintf() take: the
+ * kernel's and libc's <stdarg.h> are different headers.
+ */
+static __printf(2, 3) void lrb_tsdl_add(struct lrb_tsdl *o, const char *fmt,
+					...)
+{
+	bool room = (unsigned long)o->len < o->size;
+	__builtin_va_list ap;
+
+	__builtin_va_start(ap, fmt);
+	o->len += vsnprintf(room ? o->out + o->len : NULL,
+			    room ? o->size - o->len : 0, fmt, ap);
+	__builtin_va_end(ap);
+}
+
+static const struct lrb_event_field *
+lrb_field_find(const struct lrb_event_desc *ev, unsigned int before,
+	       const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < before; i++)
+		if (!strcmp(ev->fields[i].name, name))
+			return &ev->fields[i];
+	return NULL;
+}
+
+static bool lrb_label_ok(const struct lrb_event_field *f,
+			 const struct lrb_enum_label *l)
+{
+	unsigned int bits = f->size * 8;
+	const unsigned char *c;
+
+	if (!l->label || !l->label[0])
+		return false;
+	for (c = (const unsigned char *)l->label; *c; c++)
+		if (*c == '"' || *c == '\\' || *c < 0x20 || *c == 0x7f)
+			return false;
+	if (bits == 64)
+		return f->is_signed || l->value >= 0;
+	if (f->is_signed)
+		return l->value >= -(1LL << (bits - 1)) &&
+		       l->value < (1LL << (bits - 1));
+	return l->value >= 0 && l->value < (1LL << bits);
+}
+
+static bool lrb_field_ok(const struct lrb_event_desc *ev, unsigned int i)
+{
+	const struct lrb_event_field *f = &ev->fields[i];
+	const struct lrb_event_field *len;
+	unsigned int j;
+
+	if (!f->name || !f->name[0] || lrb_field_find(ev, i, f->name))
+		return false;
+	switch (f->kind) {
+	case LRB_KIND_ENUM:
+		if (!f->nr_labels)
+			return false;
+		for (j = 0; j < f->nr_labels; j++)
+			if (!lrb_label_ok(f, &f->labels[j]))
+				return false;
+		return true;
+	case LRB_KIND_SEQUENCE:
+		len = lrb_field_find(ev, i, f->length_field);
+		return len && len->kind == LRB_KIND_INTEGER && !len->is_signed;
+	case LRB_KIND_ARRAY:
+		return f->length;
+	case LRB_KIND_FLOAT:
+		return f->size == 4 || f->size == 8;
+	default:
+		return true;
+	}
+}
+
+static bool lrb_events_ok(const struct lrb_event_desc *const *events,
+			  unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (!events[i]->name || !events[i]->name[0] ||
+		    !events[i]->nr_fields)
+			return false;
+		for (j = 0; j < i; j++)
+			if (events[j]->id == events[i]->id ||
+			    !strcmp(events[j]->name, events[i]->name))
+				return false;
+		for (j = 0; j < events[i]->nr_fields; j++)
+			if (!lrb_field_ok(events[i], j))
+				return false;
+	}
+	return true;
+}
+
+/* The integer type of @f's values or elements. */
+static void lrb_tsdl_integer(struct lrb_tsdl *o, const struct lrb_event_field *f)
+{
+	if (f->text)
+		lrb_tsdl_add(o, "integer { size = 8; align = 8; signed = false; %s }",
+			     "encoding = UTF8;");
+	else
+		lrb_tsdl_add(o, "%sint%u_t", f->is_signed ? "" : "u", f->size * 8);
+}
+
+static void lrb_tsdl_field(struct lrb_tsdl *o, const struct lrb_event_field *f)
+{
+	unsigned int i;
+
+	lrb_tsdl_add(o, "\t\t");
+	switch (f->kind) {
+	case LRB_KIND_INTEGER:
+		lrb_tsdl_integer(o, f);
+		lrb_tsdl_add(o, " %s;\n", f->name);
+		break;
+	case LRB_KIND_ENUM:
+		lrb_tsdl_add(o, "enum : ");
+		lrb_tsdl_integer(o, f);
+		lrb_tsdl_add(o, " {\n");
+		for (i = 0; i < f->nr_labels; i++)
+			lrb_tsdl_add(o, "\t\t\t\"%s\" = %lld,\n",
+				     f->labels[i].label, f->labels[i].value);
+		lrb_tsdl_add(o, "\t\t} %s;\n", f->name);
+		break;
+	case LRB_KIND_FLOAT:
+		lrb_tsdl_add(o, "floating_point { exp_dig = %u; mant_dig = %u; align = 8; } %s;\n",
+			     f->size == 4 ? 8 : 11, f->size == 4 ? 24 : 53,
+			     f->name);
+		break;
+	case LRB_KIND_ARRAY:
+		lrb_tsdl_integer(o, f);
+		lrb_tsdl_add(o, " %s[%lu];\n", f->name, f->length);
+		break;
+	case LRB_KIND_SEQUENCE:
+		lrb_tsdl_integer(o, f);
+		lrb_tsdl_add(o, " %s[%s];\n", f->name, f->length_field);
+		break;
+	case LRB_KIND_STRING:
+		lrb_tsdl_add(o, "string %s;\n", f->name);
+		break;
+	}
+}
+
+static void lrb_tsdl_event(struct lrb_tsdl *o, const struct lrb_event_desc *ev,
+			   u32 stream_id)
+{
+	unsigned int i;
+
+	lrb_tsdl_add(o, "\nevent {\n\tname = \"%s\";\n\tid = %u;\n", ev->name,
+		     ev->id);
+	lrb_tsdl_add(o, "\tstream_id = %u;\n\tfields := struct {\n", stream_id);
+	for (i = 0; i < ev->nr_fields; i++)
+		lrb_tsdl_field(o, &ev->fields[i]);
+	lrb_tsdl_add(o, "\t};\n};\n");
+}
+
 int lrb_metadata_format(const struct lrb_chan *chan,
 			const struct lrb_metadata_attr *attr, char *out,
 			unsigned long size)
@@ -78,52 +244,56 @@ int lrb_metadata_format(const struct lrb_chan *chan,
 	/* the compact timestamp bits: after the id, or before it (be) */
 	const char *ts_field = large ? "" : "\t\tlrb_ts_t timestamp;\n";
 	bool ts_first = LRB_TSDL_BIG_ENDIAN && !large;
+	struct lrb_tsdl o = { .out = out, .size = size };
+	unsigned int i;
 
 	if (large) {
 		id_bits = 32;
 		id_max = LRB_LARGE_ID_EXTENDED;
 		ts_bits = 32;
 	}
-	return snprintf(out, size,
-		"%sclock {\n"
-		"\tname = \"" LRB_CLOCK_NAME "\";\n"
-		"\tfreq = %llu;\n"
-		"\toffset_s = %lld;\n"
-		"\toffset = %llu;\n"
-		"\tabsolute = false;\n"
-		"};\n\n"
-		"typealias integer {\n"
-		"\tsize = 64; align = 8; signed = false;\n"
-		"\tmap = clock." LRB_CLOCK_NAME ".value;\n"
-		"} := uint64_clock_t;\n\n"
-		"typealias integer {\n"
-		"\tsize = %u; align = %u; signed = false;\n"
-		"\tmap = clock." LRB_CLOCK_NAME ".value;\n"
-		"} := lrb_ts_t;\n\n"
-		"stream {\n"
-		"\tid = %u;\n"
-		"\tevent.header := struct {\n"
-		"%s\t\tenum : integer { size = %u; align = %u; signed = false; } {\n"
-		"\t\t\tcompact = 0 ... %llu,\n"
-		"\t\t\textended = %llu,\n"
-		"\t\t} id;\n"
-		"%s\t\tvariant <id> {\n"
-		"%s" LRB_TSDL_EXTENDED
-		"\t\t} v;\n"
-		"\t} align(32);\n"
-		"%s};\n\n"
-		"%s",
-		lrb_tsdl_types,
-		(unsigned long long)attr->clock_freq,
-		(long long)attr->clock_offset_s,
-		(unsigned long long)attr->clock_offset,
-		ts_bits, large ? 8 : 1,
-		chan->stream_id, ts_first ? ts_field : "", id_bits,
-		ts_first ? 1 : 8, id_max - 1, id_max,
-		ts_first ? "" : ts_field,
-		large ? "\t\t\tstruct {\n\t\t\t\tlrb_ts_t timestamp;\n\t\t\t} compact;\n" :
-			"\t\t\tstruct {\n\t\t\t} compact;\n",
-		lrb_tsdl_packet_context,
-		attr->events ? attr->events : "");
+	if (!lrb_events_ok(attr->events, attr->nr_events))
+		return -EINVAL;
+	lrb_tsdl_add(&o, "%sclock {\n"
+		     "\tname = \"" LRB_CLOCK_NAME "\";\n"
+		     "\tfreq = %llu;\n"
+		     "\toffset_s = %lld;\n"
+		     "\toffset = %llu;\n"
+		     "\tabsolute = false;\n"
+		     "};\n\n"
+		     "typealias integer {\n"
+		     "\tsize = 64; align = 8; signed = false;\n"
+		     "\tmap = clock." LRB_CLOCK_NAME ".value;\n"
+		     "} := uint64_clock_t;\n\n"
+		     "typealias integer {\n"
+		     "\tsize = %u; align = %u; signed = false;\n"
+		     "\tmap = clock." LRB_CLOCK_NAME ".value;\n"
+		     "} := lrb_ts_t;\n\n"
+		     "stream {\n"
+		     "\tid = %u;\n"
+		     "\tevent.header := struct {\n"
+		     "%s\t\tenum : integer { size = %u; align = %u; signed = false; } {\n"
+		     "\t\t\tcompact = 0 ... %llu,\n"
+		     "\t\t\textended = %llu,\n"
+		     "\t\t} id;\n"
+		     "%s\t\tvariant <id> {\n"
+		     "%s" LRB_TSDL_EXTENDED
+		     "\t\t} v;\n"
+		     "\t} align(32);\n"
+		     "%s};\n",
+		     lrb_tsdl_types,
+		     (unsigned long long)attr->clock_freq,
+		     (long long)attr->clock_offset_s,
+		     (unsigned long long)attr->clock_offset,
+		     ts_bits, large ? 8 : 1,
+		     chan->stream_id, ts_first ? ts_field : "", id_bits,
+		     ts_first ? 1 : 8, id_max - 1, id_max,
+		     ts_first ? "" : ts_field,
+		     large ? "\t\t\tstruct {\n\t\t\t\tlrb_ts_t timestamp;\n\t\t\t} compact;\n" :
+			     "\t\t\tstruct {\n\t\t\t} compact;\n",
+		     lrb_tsdl_packet_context);
+	for (i = 0; i < attr->nr_events; i++)
+		lrb_tsdl_event(&o, attr->events[i], chan->stream_id);
+	return o.len;
 }
 EXPORT_SYMBOL_GPL(lrb_metadata_format);

@@ -96,7 +96,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
 for v in rel asan; do
-	for t in unit_api unit_decode unit_ctf; do
+	for t in unit_api unit_decode unit_ctf unit_event; do
 		run "$t [$v]" $B/$v/tests/$t
 	done
 done
@@ -150,6 +150,8 @@ run "unit_ctf [s390x, qemu] read here" \
 	qemu s390x $B/s390x/tests/unit_ctf --lrb-dump $B/tools/lrb-dump
 run "unit_ctf [rel] read on s390x" \
 	$B/rel/tests/unit_ctf --lrb-dump "qemu-s390x-static $B/s390x/tools/lrb-dump"
+# LRB_EVENT()'s fields written big-endian, printed here by babeltrace2
+run "unit_event [s390x, qemu]" qemu s390x $B/s390x/tests/unit_event
 run "vmcheck self-test (host)" make -s -C tests/vm/check O="$PWD/$B" selftest
 run "lrb-record (host)" tests/tools/test-record.sh
 run "lrb-record to lttng-relayd (host)" tests/tools/test-relayd.sh

@@ -11,6 +11,7 @@
 #define _LRB_KCHAN_H
 
 #include <lrb/lrb.h>
+#include <lrb/metadata.h>
 
 /* Longest channel name; names use [A-Za-z0-9_-] only. */
 #define LRB_KCHAN_NAME_MAX 32
@@ -25,9 +26,9 @@
  *	are checked and woken (required then); must be 0 otherwise
  * @clock_freq: frequency in Hz of the config's clock_read; 0 means 1 GHz
  *	(nanoseconds, as lrb_clock_default())
- * @event_metadata: CTF 1.8 event declarations of the client's events (event
- *	blocks, stream_id = @chan.stream_id), appended to the metadata; NULL
- *	for none. Copied.
+ * @events: the client's events (LRB_EVENT()'s lrb_event_<name>), which
+ *	the metadata declares; the descriptions are read at creation only
+ * @nr_events: how many
  */
 struct lrb_kchan_attr {
 	const char *name;
@@ -35,7 +36,8 @@ struct lrb_kchan_attr {
 	unsigned int switch_timer_us;
 	unsigned int read_timer_us;
 	u64 clock_freq;
-	const char *event_metadata;
+	const struct lrb_event_desc *const *events;
+	unsigned int nr_events;
 };
 
 struct lrb_kchan;

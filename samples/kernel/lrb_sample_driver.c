@@ -112,7 +112,7 @@ static const struct lrb_config lrb_sd_flight_cfg = LRB_SD_CFG(LRB_MODE_OVERWRITE
  * @lost: failed reserves, per channel
  * @pace_start: when pacing (re)started, in ktime_get_ns() time
  * @paced: events written since @pace_start
- * @rec: scratch where the record is built before it is reserved
+ * @rec: scratch where the record's data is built before it is reserved
  *
  * Only its own context on its own CPU writes a stream, so plain stores
  * suffice; readers of the counters use READ_ONCE().
@@ -138,6 +138,10 @@ struct lrb_sd_cpu {
 static DEFINE_PER_CPU(struct lrb_sd_cpu, lrb_sd_cpus);
 static DEFINE_PER_CPU(struct task_struct *, lrb_sd_tasks);
 
+static const struct lrb_event_desc *const lrb_sd_events[] = {
+	&lrb_event_io_complete,
+};
+
 static struct lrb_kchan *lrb_sd_kc[LRB_SD_NR_CHANS];
 static struct lrb_chan *lrb_sd_chan[LRB_SD_NR_CHANS];
 static char lrb_sd_names[LRB_SD_NR_CHANS][LRB_KCHAN_NAME_MAX + 1];
@@ -151,18 +155,15 @@ static DEFINE_MUTEX(lrb_sd_lock);
 static bool lrb_sd_running;
 
 static __always_inline void lrb_sd_emit(const struct lrb_config *cfg,
-					struct lrb_chan *chan, const u8 *rec,
-					u64 *lost)
+					struct lrb_chan *chan,
+					const struct lrb_sample_io *io,
+					const u8 *data, u64 *lost)
 {
-	struct lrb_ctx ctx;
-
-	if (unlikely(lrb_reserve(cfg, chan, &ctx, LRB_SAMPLE_IO_COMPLETE_ID,
-				 rec_size))) {
+	if (unlikely(lrb_write_io_complete(cfg, chan, io->seq, io->cpu,
+					   io->ctx, io->rq_op, io->nr_sectors,
+					   io->dev, io->sector, io->latency_ns,
+					   io->data_len, data)))
 		WRITE_ONCE(*lost, *lost + 1);
-		return;
-	}
-	lrb_write(&ctx, rec, rec_size);
-	lrb_commit(cfg, &ctx);
 }
 
 /* Log one completion in context @ctx of this CPU, to every channel. */
@@ -170,24 +171,24 @@ static void lrb_sd_log(u8 ctx)
 {
 	unsigned int cpu = get_cpu();
 	struct lrb_sd_stream *s = &this_cpu_ptr(&lrb_sd_cpus)->st[ctx];
+	struct lrb_sample_io io;
 	struct lrb_chan *chan;
 	u64 seq = s->seq;
 	u32 i;
 
 	WRITE_ONCE(s->seq, seq + 1);
 	/* the record is ready before reserving, as a driver's would be */
-	lrb_sample_io_fill((struct lrb_sample_io *)s->rec, seq, cpu, ctx,
-			   lrb_sd_data_len);
+	lrb_sample_io_fill(&io, seq, cpu, ctx, lrb_sd_data_len);
 	for (i = 0; i < lrb_sd_data_len; i++)
-		s->rec[LRB_SAMPLE_IO_MIN + i] = lrb_sample_io_byte(seq, i);
+		s->rec[i] = lrb_sample_io_byte(seq, i);
 
 	chan = lrb_sd_chan[LRB_SD_DISCARD];
 	if (chan)
-		lrb_sd_emit(&lrb_sd_discard_cfg, chan, s->rec,
+		lrb_sd_emit(&lrb_sd_discard_cfg, chan, &io, s->rec,
 			    &s->lost[LRB_SD_DISCARD]);
 	chan = lrb_sd_chan[LRB_SD_FLIGHT];
 	if (chan)
-		lrb_sd_emit(&lrb_sd_flight_cfg, chan, s->rec,
+		lrb_sd_emit(&lrb_sd_flight_cfg, chan, &io, s->rec,
 			    &s->lost[LRB_SD_FLIGHT]);
 	put_cpu();
 }
@@ -446,7 +447,7 @@ static int lrb_sd_check_params(void)
 		return -EINVAL;
 	}
 	if (rec_size < LRB_SAMPLE_IO_MIN || rec_size > 65535) {
-		pr_err("size=%u: use %zu (the fixed fields) to 65535\n",
+		pr_err("size=%u: use %u (the fixed fields) to 65535\n",
 		       rec_size, LRB_SAMPLE_IO_MIN);
 		return -EINVAL;
 	}
@@ -498,7 +499,8 @@ static int lrb_sd_create(unsigned int c)
 		.chan.subbuf_size = subbuf_size,
 		.chan.num_subbuf = num_subbuf,
 		.switch_timer_us = switch_timer_us,
-		.event_metadata = LRB_SAMPLE_IO_METADATA,
+		.events = lrb_sd_events,
+		.nr_events = ARRAY_SIZE(lrb_sd_events),
 	};
 	struct lrb_kchan *kc;
 

@@ -78,6 +78,13 @@ struct lrb_ss_counts {
 
 static DEFINE_PER_CPU(struct lrb_ss_counts, lrb_ss_counts);
 
+static const struct lrb_event_desc *const lrb_ss_metadata_events[] = {
+	&lrb_event_sched_switch,
+	&lrb_event_sched_wakeup,
+	&lrb_event_irq_handler_entry,
+	&lrb_event_irq_handler_exit,
+};
+
 static struct lrb_kchan *lrb_ss_kc;
 static struct lrb_chan *lrb_ss_chan;
 static struct dentry *lrb_ss_dir;
@@ -86,18 +93,12 @@ static struct dentry *lrb_ss_dir;
 static DEFINE_MUTEX(lrb_ss_lock);
 static bool lrb_ss_running;
 
-static __always_inline void lrb_ss_emit(unsigned int event, u32 id,
-					const void *rec, u32 len)
+/* Count a probe hit, and the record lost if the write @ret failed. */
+static __always_inline void lrb_ss_count(unsigned int event, int ret)
 {
-	struct lrb_ctx ctx;
-
 	this_cpu_inc(lrb_ss_counts.hits[event]);
-	if (unlikely(lrb_reserve(&lrb_ss_cfg, lrb_ss_chan, &ctx, id, len))) {
+	if (unlikely(ret))
 		this_cpu_inc(lrb_ss_counts.lost[event]);
-		return;
-	}
-	lrb_write(&ctx, rec, len);
-	lrb_commit(&lrb_ss_cfg, &ctx);
 }
 
 /*
@@ -120,47 +121,37 @@ static void lrb_ss_sched_switch(void *data, bool preempt,
 				struct task_struct *next,
 				unsigned int prev_state)
 {
-	struct lrb_sample_sched_switch r;
-
-	memcpy(r.prev_comm, prev->comm, sizeof(r.prev_comm));
-	r.prev_pid = prev->pid;
-	r.prev_prio = prev->prio;
-	r.prev_state = lrb_ss_prev_state(preempt, prev_state, prev);
-	memcpy(r.next_comm, next->comm, sizeof(r.next_comm));
-	r.next_pid = next->pid;
-	r.next_prio = next->prio;
-	lrb_ss_emit(LRB_SS_SWITCH, LRB_SAMPLE_SCHED_SWITCH_ID, &r, sizeof(r));
+	lrb_ss_count(LRB_SS_SWITCH,
+		     lrb_write_sched_switch(&lrb_ss_cfg, lrb_ss_chan, prev->comm,
+					    prev->pid, prev->prio,
+					    lrb_ss_prev_state(preempt, prev_state,
+							      prev),
+					    next->comm, next->pid, next->prio));
 }
 
 static void lrb_ss_sched_wakeup(void *data, struct task_struct *p)
 {
-	struct lrb_sample_sched_wakeup r;
-
-	memcpy(r.comm, p->comm, sizeof(r.comm));
-	r.pid = p->pid;
-	r.prio = p->prio;
-	r.target_cpu = task_cpu(p);
-	lrb_ss_emit(LRB_SS_WAKEUP, LRB_SAMPLE_SCHED_WAKEUP_ID, &r, sizeof(r));
+	lrb_ss_count(LRB_SS_WAKEUP,
+		     lrb_write_sched_wakeup(&lrb_ss_cfg, lrb_ss_chan, p->comm,
+					    p->pid, p->prio, task_cpu(p)));
 }
 
 static void lrb_ss_irq_entry(void *data, int irq, struct irqaction *action)
 {
-	struct lrb_sample_irq_entry r;
 	const char *name = action->name ? action->name : "";
 
-	r.irq = irq;
-	r.name_len = strnlen(name, sizeof(r.name));
-	memcpy(r.name, name, r.name_len);
-	lrb_ss_emit(LRB_SS_IRQ_ENTRY, LRB_SAMPLE_IRQ_ENTRY_ID, &r,
-		    LRB_SAMPLE_IRQ_ENTRY_LEN(r.name_len));
+	lrb_ss_count(LRB_SS_IRQ_ENTRY,
+		     lrb_write_irq_handler_entry(&lrb_ss_cfg, lrb_ss_chan, irq,
+						 strnlen(name, LRB_SAMPLE_IRQ_NAME_MAX),
+						 name));
 }
 
 static void lrb_ss_irq_exit(void *data, int irq, struct irqaction *action,
 			    int ret)
 {
-	struct lrb_sample_irq_exit r = { .irq = irq, .ret = ret };
-
-	lrb_ss_emit(LRB_SS_IRQ_EXIT, LRB_SAMPLE_IRQ_EXIT_ID, &r, sizeof(r));
+	lrb_ss_count(LRB_SS_IRQ_EXIT,
+		     lrb_write_irq_handler_exit(&lrb_ss_cfg, lrb_ss_chan, irq,
+						ret));
 }
 
 /**
@@ -357,7 +348,8 @@ static int __init lrb_ss_init(void)
 		.chan.subbuf_size = subbuf_size,
 		.chan.num_subbuf = num_subbuf,
 		.switch_timer_us = switch_timer_us,
-		.event_metadata = LRB_SAMPLE_SCHED_METADATA,
+		.events = lrb_ss_metadata_events,
+		.nr_events = ARRAY_SIZE(lrb_ss_metadata_events),
 	};
 	int ret;
 

@@ -16,12 +16,17 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <lrb/lrb.h>
+#include <lrb/event.h>
 #include <lrb/decode.h>
 
-/* event ids */
-enum { EV_IO_DONE = 1 };
+/* The one event: lrb_write_io_done() and its description. */
+LRB_EVENT(io_done, 1,
+	  LRB_INTEGER(uint64_t, seq),
+	  LRB_INTEGER(uint32_t, cpu),
+	  LRB_INTEGER(uint32_t, bytes),
+	  LRB_INTEGER(uint64_t, latency_ns));
 
+/* Its payload, as the consumer decodes it. */
 struct io_done {
 	uint64_t seq;
 	uint32_t cpu;
@@ -30,8 +35,8 @@ struct io_done {
 };
 
 /*
- * One constant configuration per mode, so that each lrb_event_write() call
- * gets a fast path specialised for its mode.
+ * One constant configuration per mode, so that each lrb_write_io_done()
+ * call gets a fast path specialised for its mode.
  */
 #define DEMO_CONFIG(m)							\
 	{								\
@@ -68,7 +73,7 @@ static volatile int writers_done;
 static long payload_size(const struct lrb_decoder *dec, uint32_t id,
 			 const uint8_t *payload, unsigned long avail)
 {
-	return id == EV_IO_DONE ? (long)sizeof(struct io_done) : -1;
+	return id == lrb_event_io_done.id ? (long)sizeof(struct io_done) : -1;
 }
 
 static const struct lrb_decoder decoder = {
@@ -80,10 +85,10 @@ static const struct lrb_decoder decoder = {
 static int log_io(struct writer *w, const struct io_done *ev)
 {
 	if (w->overwrite)
-		return lrb_event_write(&overwrite_cfg, w->chan, EV_IO_DONE, ev,
-				       sizeof(*ev));
-	return lrb_event_write(&discard_cfg, w->chan, EV_IO_DONE, ev,
-			       sizeof(*ev));
+		return lrb_write_io_done(&overwrite_cfg, w->chan, ev->seq,
+					 ev->cpu, ev->bytes, ev->latency_ns);
+	return lrb_write_io_done(&discard_cfg, w->chan, ev->seq, ev->cpu,
+				 ev->bytes, ev->latency_ns);
 }
 
 static void *writer_main(void *arg)

@@ -3,7 +3,7 @@
 # The user-space library as a user gets it: make install into a fresh
 # prefix, then
 #  - every installed header compiles on its own, and all of them together
-#    with the fast paths used, as C (-std=c11 -pedantic) and as C++
+#    with the fast paths and LRB_EVENT() used, as C (-std=c11 -pedantic) and as C++
 #    (-std=c++17 -pedantic), -Wall -Wextra -Werror, with the flags of
 #    pkg-config --cflags lrb;
 #  - none of the kernel's names (u32, PAGE_SIZE, likely, READ_ONCE...) nor
@@ -111,9 +111,22 @@ static const struct lrb_config cfg = {
 	LRB_HEADER_COMPACT, 27, { lrb_clock_default, NULL, NULL },
 };
 
+/* LRB_EVENT() with every kind of field, expanded in C and in C++ */
+static const struct lrb_enum_label ops[] = { { "READ", 0 }, { "WRITE", 1 } };
+LRB_EVENT(every_kind, 40,
+	  LRB_INTEGER(uint64_t, a), LRB_ENUM(uint8_t, op, ops),
+	  LRB_FLOAT(double, d), LRB_ARRAY(int16_t, arr, 2),
+	  LRB_ARRAY_TEXT(tag, 4), LRB_INTEGER(uint16_t, n),
+	  LRB_SEQUENCE(int32_t, seq, n), LRB_SEQUENCE_TEXT(text, n),
+	  LRB_STRING(s));
+
 int main(void)
 {
+	const struct lrb_event_desc *const events[] = { &lrb_event_every_kind };
+	struct lrb_metadata_attr meta = { 1000000000, 0, 0, events, 1 };
 	struct lrb_chan_attr attr = { 4 * LRB_PAGE_SIZE, 4, 1, 0, NULL };
+	const int16_t arr[2] = { -1, 1 };
+	const int32_t seq[2] = { 1, 2 };
 	struct lrb_chan *chan;
 	struct lrb_ctx ctx;
 	uint64_t v = 1;
@@ -130,6 +143,11 @@ int main(void)
 	    lrb_try_discard(&cfg, &ctx))
 		lrb_commit(&cfg, &ctx);
 	ret = lrb_event_write(&cfg, chan, 1, &v, sizeof(v));
+	if (!ret)
+		ret = lrb_write_every_kind(&cfg, chan, v, 1, 0.5, arr, "abcd",
+					   2, seq, "ab", "s");
+	if (!ret && lrb_metadata_format(chan, &meta, NULL, 0) <= 0)
+		ret = 1;
 	lrb_channel_destroy(chan);
 	return ret || sizeof(u8) + sizeof(lrb_deliver) == 0;
 }

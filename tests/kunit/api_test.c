@@ -23,7 +23,7 @@
 #include <linux/wait.h>
 #endif
 
-#include <lrb/metadata.h>
+#include <lrb/event.h>
 
 #include "lrb_kunit.h"
 
@@ -1611,14 +1611,21 @@ static bool has(const char *text, const char *what)
  * clock, stream id, record header of the layout, the build's byte order
  * and the client's events at the end (unit_ctf reads it with babeltrace2).
  */
+LRB_EVENT(x, 40, LRB_INTEGER(short, v), LRB_STRING(s));
+
 static void metadata_format(struct kunit *test)
 {
-	static const char events[] = "event {\n\tname = \"x\";\n};\n";
+	static const struct lrb_event_desc *const events[] = { &lrb_event_x };
+	/* what lib/metadata.c makes of event x, after the stream */
+	static const char x_tsdl[] =
+		"};\n\nevent {\n\tname = \"x\";\n\tid = 40;\n\tstream_id = 7;\n"
+		"\tfields := struct {\n\t\tint16_t v;\n\t\tstring s;\n\t};\n};\n";
 	struct lrb_metadata_attr attr = {
 		.clock_freq = 1000000000,
 		.clock_offset_s = -5,
 		.clock_offset = 77,
 		.events = events,
+		.nr_events = 1,
 	};
 	struct lrb_chan *cc = lrbk_chan_new(test, &cfg_dgc, SB4K, 2);
 	struct lrb_chan *lc = lrbk_chan_new(test, &cfg_dgl, SB4K, 2);
@@ -1655,7 +1662,7 @@ static void metadata_format(struct kunit *test)
 					   "integer { size = 5; align = 1;"));
 	KUNIT_EXPECT_TRUE(test, has(text, "compact = 0 ... 30,"));
 	KUNIT_EXPECT_TRUE(test, has(text, "extended = 31,"));
-	KUNIT_EXPECT_EQ(test, strcmp(text + len - strlen(events), events), 0);
+	KUNIT_EXPECT_EQ(test, strcmp(text + len - strlen(x_tsdl), x_tsdl), 0);
 
 	llen = lrb_metadata_format(lc, &attr, NULL, 0);
 	KUNIT_ASSERT_GT(test, llen, 0);
@@ -1669,9 +1676,9 @@ static void metadata_format(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, has(text, "extended = 4294967295,"));
 
 	/* no events: the text ends with the stream */
-	attr.events = NULL;
+	attr.nr_events = 0;
 	KUNIT_EXPECT_EQ(test, lrb_metadata_format(lc, &attr, NULL, 0),
-			llen - (int)strlen(events));
+			llen - (int)strlen(x_tsdl) + 3);
 }
 
 #ifdef __KERNEL__

@@ -84,22 +84,29 @@ static const struct lrb_config gen_large_overwrite =
 static const struct lrb_config gen_compact8_discard =
 	GEN_CONFIG(LRB_MODE_DISCARD, LRB_HEADER_COMPACT, 8);
 
-/* The metadata of a channel of @cfg, as lrb.ko's metadata file: malloc'd. */
+/*
+ * The metadata of a channel of @cfg, as lrb.ko's metadata file, followed
+ * by the test events of tests/fuzz/events.h (which exercise the parser
+ * beyond what LRB_EVENT() generates): malloc'd.
+ */
 static inline char *gen_metadata(const struct lrb_config *cfg, size_t *len)
 {
 	struct lrb_metadata_attr attr = {
 		.clock_freq = FZ_CLOCK_FREQ,
 		.clock_offset_s = FZ_CLOCK_OFFSET_S,
-		.events = fz_events_tsdl,
+		.events = fz_events,
+		.nr_events = ARRAY_SIZE(fz_events),
 	};
 	struct lrb_chan chan = { .cfg = cfg, .stream_id = FZ_STREAM_ID };
 	int n = lrb_metadata_format(&chan, &attr, NULL, 0);
-	char *text = malloc(n + 1);
+	size_t extra = strlen(fz_events_tsdl) + 1;
+	char *text = malloc(n + extra + 1);
 
-	if (!text)
+	if (n < 0 || !text)
 		abort();
 	lrb_metadata_format(&chan, &attr, text, n + 1);
-	*len = n;
+	snprintf(text + n, extra + 1, "\n%s", fz_events_tsdl);
+	*len = n + extra;
 	return text;
 }
 

@@ -654,13 +654,12 @@ static void test_meta_truncate(void)
 
 static char *with_events(const struct trace *t, const char *events)
 {
-	struct lrb_metadata_attr attr = {
-		.clock_freq = FZ_CLOCK_FREQ, .events = events,
-	};
+	struct lrb_metadata_attr attr = { .clock_freq = FZ_CLOCK_FREQ };
 	struct lrb_chan chan = { .cfg = t->cfg, .stream_id = FZ_STREAM_ID };
 	static char text[16384];
+	int n = lrb_metadata_format(&chan, &attr, text, sizeof(text));
 
-	lrb_metadata_format(&chan, &attr, text, sizeof(text));
+	snprintf(text + n, sizeof(text) - n, "\n%s", events ? events : "");
 	return text;
 }
 

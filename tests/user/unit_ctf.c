@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include <lrb/metadata.h>
+#include <lrb/event.h>
 #include "test.h"
 
 #define EV_SMALL 3
@@ -38,12 +38,19 @@ static const struct lrb_config cfg_large_overwrite =
 	TEST_CONFIG(LRB_MODE_OVERWRITE, LRB_ALLOC_GLOBAL, LRB_WAKEUP_BY_WRITER,
 		    LRB_HEADER_LARGE, 27, .clock_read = test_clock);
 
-static const char events_tsdl[] =
-	"event {\n\tname = \"small\";\n\tid = 3;\n\tstream_id = 5;\n"
-	"\tfields := struct { uint32_t seq; uint64_t ts; };\n};\n"
-	"event {\n\tname = \"big\";\n\tid = 40;\n\tstream_id = 5;\n"
-	"\tfields := struct { uint32_t seq; uint64_t ts; uint8_t n;\n"
-	"\t\tuint8_t data[n]; };\n};\n";
+LRB_EVENT(small, EV_SMALL,
+	  LRB_INTEGER(u32, seq),
+	  LRB_INTEGER(u64, ts));
+
+LRB_EVENT(big, EV_BIG,
+	  LRB_INTEGER(u32, seq),
+	  LRB_INTEGER(u64, ts),
+	  LRB_INTEGER(u8, n),
+	  LRB_SEQUENCE(u8, data, n));
+
+static const struct lrb_event_desc *const events[] = {
+	&lrb_event_small, &lrb_event_big,
+};
 
 /*
  * "small" is the 12-byte head alone; "big" adds n = seq % 4 bytes and more,
@@ -82,8 +89,8 @@ static int write_one(const struct lrb_config *cfg, struct lrb_chan *chan,
 	p.ts = now;
 	memset(p.data, seq & 0xff, sizeof(p.data));
 	if (seq % 5)
-		return lrb_event_write(cfg, chan, EV_SMALL, &p, SMALL_LEN);
-	return lrb_event_write(cfg, chan, EV_BIG, &p, SMALL_LEN + 1 + p.n);
+		return lrb_write_small(cfg, chan, p.seq, p.ts);
+	return lrb_write_big(cfg, chan, p.seq, p.ts, p.n, p.data);
 }
 
 static long payload_size(const struct lrb_decoder *dec, u32 id,
@@ -136,7 +143,8 @@ static void write_metadata(struct lrb_chan *chan, const char *path)
 	struct lrb_metadata_attr attr = {
 		.clock_freq = 1000000000,
 		.clock_offset_s = 1700000000,
-		.events = events_tsdl,
+		.events = events,
+		.nr_events = ARRAY_SIZE(events),
 	};
 	char text[8192];
 	FILE *f = fopen(path, "w");

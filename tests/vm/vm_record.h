@@ -3,7 +3,8 @@
  * The record the VM test client (tests/vm/client) writes and the VM
  * checkers (tests/vm/check) verify: event LRB_VM_EVENT_ID, payload a
  * struct lrb_vm_record followed by data_len bytes derived from the
- * sequence number, with their checksum in the header.
+ * sequence number, with their checksum in the header. The event itself is
+ * defined in tests/vm/vm_event.h.
  */
 #ifndef _LRB_VM_RECORD_H
 #define _LRB_VM_RECORD_H
@@ -55,22 +56,5 @@ static inline __u32 lrb_vm_csum(const __u8 *data, __u32 len, __u64 seq)
 	}
 	return h;
 }
-
-/* CTF 1.8 declaration of the event, for the channel metadata. */
-#define LRB_VM_EVENT_METADATA(stream_id)				\
-	"event {\n"							\
-	"\tname = \"lrb_vm_record\";\n"					\
-	"\tid = 1;\n"							\
-	"\tstream_id = " #stream_id ";\n"				\
-	"\tfields := struct {\n"					\
-	"\t\tuint64_t seq;\n"						\
-	"\t\tuint32_t cpu;\n"						\
-	"\t\tuint16_t data_len;\n"					\
-	"\t\tuint8_t ctx;\n"						\
-	"\t\tuint8_t zero;\n"						\
-	"\t\tuint32_t csum;\n"						\
-	"\t\tuint8_t data[data_len];\n"					\
-	"\t};\n"							\
-	"};\n"
 
 #endif /* _LRB_VM_RECORD_H */

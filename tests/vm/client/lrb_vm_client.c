@@ -25,7 +25,7 @@
 #include <linux/uaccess.h>
 
 #include <lrb/kchan.h>
-#include "vm_record.h"
+#include "vm_event.h"
 
 static char *chan_name = "vmtest";
 module_param_named(name, chan_name, charp, 0444);
@@ -154,8 +154,6 @@ static __always_inline bool lrb_vm_write(const struct lrb_config *cfg, u8 ctx)
 	struct lrb_vm_cpu *pc = this_cpu_ptr(&lrb_vm_cpus);
 	u16 len = lrb_vm_data_len;
 	u8 *data = pc->data[ctx];
-	struct lrb_vm_record rec;
-	struct lrb_ctx rctx;
 	u64 seq = pc->seq[ctx];
 	u32 i;
 
@@ -168,22 +166,9 @@ static __always_inline bool lrb_vm_write(const struct lrb_config *cfg, u8 ctx)
 	/* the payload is ready before reserving, as a real tracer's is */
 	for (i = 0; i < len; i++)
 		data[i] = lrb_vm_data_byte(seq, cpu, ctx, i);
-	rec = (struct lrb_vm_record) {
-		.seq = seq,
-		.cpu = cpu,
-		.data_len = len,
-		.ctx = ctx,
-		.csum = lrb_vm_csum(data, len, seq),
-	};
-
-	if (lrb_reserve(cfg, lrb_vm_chan, &rctx, LRB_VM_EVENT_ID, rec_size)) {
+	if (lrb_write_lrb_vm_record(cfg, lrb_vm_chan, seq, cpu, len, ctx, 0,
+				    lrb_vm_csum(data, len, seq), data))
 		WRITE_ONCE(pc->lost[ctx], pc->lost[ctx] + 1);
-	} else {
-		lrb_write(&rctx, &rec, sizeof(rec));
-		if (len)
-			lrb_write(&rctx, data, len);
-		lrb_commit(cfg, &rctx);
-	}
 	put_cpu();
 	return true;
 }
@@ -471,6 +456,10 @@ static int lrb_vm_alloc(void)
 	return 0;
 }
 
+static const struct lrb_event_desc *const lrb_vm_events[] = {
+	&lrb_event_lrb_vm_record,
+};
+
 static int __init lrb_vm_init(void)
 {
 	bool overwrite = !strcmp(mode, "overwrite");
@@ -481,7 +470,8 @@ static int __init lrb_vm_init(void)
 		.chan.stream_id = 0,
 		.switch_timer_us = switch_timer_us,
 		.read_timer_us = read_timer_us,
-		.event_metadata = LRB_VM_EVENT_METADATA(0),
+		.events = lrb_vm_events,
+		.nr_events = ARRAY_SIZE(lrb_vm_events),
 	};
 	struct lrb_vm_cpu *pc;
 	unsigned int cpu;
