@@ -150,6 +150,7 @@ run "unit_ctf [s390x, qemu] read here" \
 	qemu s390x $B/s390x/tests/unit_ctf --lrb-dump $B/tools/lrb-dump
 run "unit_ctf [rel] read on s390x" \
 	$B/rel/tests/unit_ctf --lrb-dump "qemu-s390x-static $B/s390x/tools/lrb-dump"
+run "LRB_EVENT() sample [user space, babeltrace2]" tests/user/sample-events.sh
 # LRB_EVENT()'s fields written big-endian, printed here by babeltrace2
 run "unit_event [s390x, qemu]" qemu s390x $B/s390x/tests/unit_event
 run "vmcheck self-test (host)" make -s -C tests/vm/check O="$PWD/$B" selftest
