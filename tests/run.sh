@@ -152,7 +152,11 @@ run "unit_ctf [rel] read on s390x" \
 	$B/rel/tests/unit_ctf --lrb-dump "qemu-s390x-static $B/s390x/tools/lrb-dump"
 run "LRB_EVENT() sample [user space, babeltrace2]" tests/user/sample-events.sh
 # LRB_EVENT()'s fields written big-endian, printed here by babeltrace2
-run "unit_event [s390x, qemu]" qemu s390x $B/s390x/tests/unit_event
+# and lrb-dump
+run "unit_event [s390x, qemu] read here" \
+	qemu s390x $B/s390x/tests/unit_event --lrb-dump $B/tools/lrb-dump
+run "unit_event [rel] read by lrb-dump" \
+	$B/rel/tests/unit_event --lrb-dump $B/tools/lrb-dump
 run "vmcheck self-test (host)" make -s -C tests/vm/check O="$PWD/$B" selftest
 run "lrb-record (host)" tests/tools/test-record.sh
 run "lrb-record to lttng-relayd (host)" tests/tools/test-relayd.sh

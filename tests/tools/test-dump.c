@@ -695,7 +695,9 @@ static void test_parser(void)
 		{ "event { name = a; id = 1; fields := struct { integer { size = 8; align = 3; } x; }; };",
 		  "align must be a power of two" },
 		{ "event { name = a; id = 1; fields := struct { floating_point { exp_dig = 8; } x; }; };",
-		  "floating_point types are not supported" },
+		  "exp_dig = 8, mant_dig = 0: only IEEE 754 binary32" },
+		{ "event { name = a; id = 1; fields := struct { floating_point { exp_dig = 11; mant_dig = 53; byte_order = be; } d;\n"
+		  "  floating_point { exp_dig = 8; mant_dig = 24; align = 32; } f[2]; }; };", NULL },
 		{ "event { name = a; id = 1; fields := struct { uint8_t t; variant <t> { uint8_t a; } v; }; };",
 		  "variants are not supported in payloads" },
 		{ "event { name = a; id = 1; fields := struct { enum : uint8_t { A = 300 } e; }; };",

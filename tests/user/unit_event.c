@@ -9,6 +9,11 @@
  * non-ASCII bytes, quotes and backslashes, and the longest string a
  * sub-buffer holds. Ids beyond the compact header's take the extended
  * header. Inconsistent event lists are refused.
+ *
+ *   unit_event [--lrb-dump COMMAND]
+ *
+ * --lrb-dump also checks that lrb-dump prints every record, and the floats
+ * as babeltrace2 does (tests/run.sh runs it on s390x traces too).
  */
 #include <float.h>
 #include <stdarg.h>
@@ -90,10 +95,14 @@ static const struct lrb_config cfg =
 		    LRB_HEADER_COMPACT, 27, .clock_read = test_clock);
 
 static char dir[] = "/tmp/lrb-unit-event-XXXXXX";
+static const char *lrb_dump;
 
 /* What babeltrace2 must print for each record, in order. */
 static char *expect[64];
 static unsigned int nr_expect;
+/* lrb-dump's "f=... d=..." of each floats record, in order. */
+static char *expect_floats[8];
+static unsigned int nr_floats;
 
 static void expect_add(char *text)
 {
@@ -151,17 +160,24 @@ static void write_enums(struct lrb_chan *chan)
 		fmt("{ op = ( <unknown> : container = 7 ), level = ( <unknown> : container = 5 ) }"));
 }
 
-/* babeltrace2 prints floats with %g: values it prints exactly */
+/* babeltrace2 and lrb-dump print floats with %g: values it prints exactly */
+static void write_float(struct lrb_chan *chan, float f, double d)
+{
+	written(lrb_write_floats(&cfg, chan, f, d),
+		fmt("{ f = %g, d = %g }", f, d));
+	if (nr_floats < ARRAY_SIZE(expect_floats))
+		expect_floats[nr_floats++] = fmt("f=%g d=%g", f, d);
+}
+
 static void write_floats(struct lrb_chan *chan)
 {
-	written(lrb_write_floats(&cfg, chan, 1.5f, -0.25),
-		fmt("{ f = 1.5, d = -0.25 }"));
-	written(lrb_write_floats(&cfg, chan, 0.0f, 1e300),
-		fmt("{ f = 0, d = 1e+300 }"));
-	written(lrb_write_floats(&cfg, chan, -65536.0f, -3.0625e-300),
-		fmt("{ f = -65536, d = -3.0625e-300 }"));
-	written(lrb_write_floats(&cfg, chan, FLT_MAX, DBL_MAX),
-		fmt("{ f = %g, d = %g }", FLT_MAX, DBL_MAX));
+	write_float(chan, 1.5f, -0.25);
+	write_float(chan, 0.0f, 1e300);
+	write_float(chan, -65536.0f, -3.0625e-300);
+	write_float(chan, FLT_MAX, DBL_MAX);
+	/* what %g prints, spelled out once */
+	CHECK(!strcmp(expect[nr_expect - 4], "{ f = 1.5, d = -0.25 }"));
+	CHECK(!strcmp(expect[nr_expect - 3], "{ f = 0, d = 1e+300 }"));
 }
 
 static void write_arrays(struct lrb_chan *chan)
@@ -328,6 +344,40 @@ static void check_babeltrace(const char *trace)
 	CHECK_EQ(n, nr_expect);
 }
 
+/* Run lrb-dump: every record, and the floats as babeltrace2 prints them. */
+static void check_lrb_dump(const char *trace)
+{
+	unsigned int n = 0, floats = 0;
+	size_t size = 0;
+	char *cmd, *line = NULL;
+	FILE *p;
+
+	cmd = fmt("%s %s 2>%s/dump.err", lrb_dump, trace, dir);
+	REQUIRE(cmd);
+	p = popen(cmd, "r");
+	free(cmd);
+	REQUIRE(p);
+	while (getline(&line, &size, p) > 0) {
+		char *f = strstr(line, " floats: ");
+
+		line[strcspn(line, "\n")] = '\0';
+		n++;
+		if (!f)
+			continue;
+		if (floats >= nr_floats ||
+		    strcmp(f + strlen(" floats: "), expect_floats[floats])) {
+			fprintf(stderr, "unit_event: lrb-dump printed\n  %s\nexpected\n  %s\n",
+				line, floats < nr_floats ? expect_floats[floats] : "nothing");
+			CHECK(0);
+		}
+		floats++;
+	}
+	free(line);
+	CHECK_EQ(pclose(p), 0);
+	CHECK_EQ(n, nr_expect);
+	CHECK_EQ(floats, nr_floats);
+}
+
 static void test_babeltrace(void)
 {
 	struct lrb_chan_attr attr = {
@@ -361,11 +411,15 @@ static void test_babeltrace(void)
 	write_metadata(chan, path);
 	free(path);
 	check_babeltrace(trace);
+	if (lrb_dump)
+		check_lrb_dump(trace);
 	lrb_reader_close(buf);
 	lrb_channel_destroy(chan);
 	free(trace);
 	while (nr_expect)
 		free(expect[--nr_expect]);
+	while (nr_floats)
+		free(expect_floats[--nr_floats]);
 }
 
 /* Each inconsistent event list is refused with -EINVAL. */
@@ -433,11 +487,17 @@ static void test_refused(void)
 	lrb_channel_destroy(chan);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *cmd;
 	int ret;
 
+	if (argc == 3 && !strcmp(argv[1], "--lrb-dump")) {
+		lrb_dump = argv[2];
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: unit_event [--lrb-dump COMMAND]\n");
+		return 2;
+	}
 	test_main_begin(120);
 	if (system("babeltrace2 --version >/dev/null 2>&1")) {
 		fprintf(stderr,

@@ -35,6 +35,7 @@
 enum dump_kind {
 	DUMP_INT,
 	DUMP_ENUM,
+	DUMP_FLOAT,
 	DUMP_STRING,
 	DUMP_STRUCT,
 	DUMP_VARIANT,
@@ -91,9 +92,10 @@ struct dump_enum_entry {
  * @nodes: nodes of the type tree with each array element counted once
  *	(saturates at %DUMP_MAX_NODES + 1); bounds the checks of an event
  * @height: levels of the type tree, this one included
- * @size: integers, enum containers: bits (1 to 64)
+ * @size: integers, enum containers: bits (1 to 64); floats: 32 (IEEE 754
+ *	binary32) or 64 (binary64)
  * @sign: integers: signed
- * @order: integers: byte order
+ * @order: integers, floats: byte order
  * @base: integers: display base
  * @text: integers: encoding UTF8 or ASCII (arrays of them print as text)
  * @clock: integers: the clock they are mapped to, or NULL
@@ -113,7 +115,7 @@ struct dump_type {
 	unsigned long long bits;
 	unsigned long nodes;
 	unsigned int height;
-	/* DUMP_INT, DUMP_ENUM (the container) */
+	/* DUMP_INT, DUMP_ENUM (the container), DUMP_FLOAT */
 	unsigned int size;
 	bool sign;
 	enum dump_order order;

@@ -9,6 +9,8 @@
  */
 #include "dump.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* A struct being walked: sequences find their length among its fields. */
@@ -183,6 +185,26 @@ static void print_int(struct walk *w, const struct dump_type *t,
 			fputc('0' + ((v >> i) & 1), w->out);
 		break;
 	}
+}
+
+/* As babeltrace2 prints it (%g); JSON has no inf or nan: null. */
+static void print_float(struct walk *w, const struct dump_type *t,
+			unsigned long long raw)
+{
+	uint32_t r32 = raw;
+	double d;
+	float f;
+
+	if (t->size == 32) {
+		memcpy(&f, &r32, sizeof(f));
+		d = f;
+	} else {
+		memcpy(&d, &raw, sizeof(d));
+	}
+	if (w->json && !isfinite(d))
+		fputs("null", w->out);
+	else
+		fprintf(w->out, w->json ? "%.17g" : "%g", d);
 }
 
 static void print_enum(struct walk *w, const struct dump_type *t,
@@ -365,12 +387,15 @@ static int walk_type(struct walk *w, const struct dump_type *t,
 	switch (t->kind) {
 	case DUMP_INT:
 	case DUMP_ENUM:
+	case DUMP_FLOAT:
 		if (reserve(w, t, bit, t->size, name))
 			return -1;
 		if (w->out) {
 			n = read_bits(w, t, *bit);
 			if (t->kind == DUMP_ENUM)
 				print_enum(w, t, n);
+			else if (t->kind == DUMP_FLOAT)
+				print_float(w, t, n);
 			else
 				print_int(w, t, n);
 		}

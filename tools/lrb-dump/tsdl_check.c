@@ -213,6 +213,7 @@ static void check_fields(struct tsdl *p, struct tsdl_blocks *b,
 	switch (t->kind) {
 	case DUMP_INT:
 	case DUMP_ENUM:
+	case DUMP_FLOAT:
 	case DUMP_STRING:
 		return;
 	case DUMP_VARIANT:

@@ -352,6 +352,63 @@ static const struct dump_type *parse_integer(struct tsdl *p)
 	return t;
 }
 
+/* A floating_point: IEEE 754 binary32 or binary64 only. */
+static const struct dump_type *parse_float(struct tsdl *p)
+{
+	struct dump_type *t = new_type(p, DUMP_FLOAT);
+	unsigned int seen = 0, line = p->cur.line, exp = 0, mant = 0;
+	bool have_align = false;
+
+	tsdl_next(p);
+	tsdl_expect_punct(p, '{', "'{' after floating_point");
+	while (!tsdl_is_punct(&p->cur, '}')) {
+		const char *key = tsdl_expect_ident(p, "a floating_point attribute");
+		struct attr_value v;
+
+		line = p->cur.line;
+		tsdl_expect_punct(p, '=', "'=' after an attribute name");
+		attr_value(p, &v);
+		if (!strcmp(key, "exp_dig")) {
+			SEEN(0);
+			exp = attr_uint(p, &v, "exp_dig", 64);
+		} else if (!strcmp(key, "mant_dig")) {
+			SEEN(1);
+			mant = attr_uint(p, &v, "mant_dig", 64);
+		} else if (!strcmp(key, "align")) {
+			SEEN(2);
+			t->align = attr_uint(p, &v, "align", 4096);
+			if (!t->align || (t->align & (t->align - 1)))
+				tsdl_fail(p, line, "align must be a power of two (bits), at most 4096");
+			have_align = true;
+		} else if (!strcmp(key, "byte_order")) {
+			SEEN(3);
+			if (v.kind == TOK_IDENT && !strcmp(v.text, "le"))
+				t->order = DUMP_ORDER_LE;
+			else if (v.kind == TOK_IDENT &&
+				 (!strcmp(v.text, "be") || !strcmp(v.text, "network")))
+				t->order = DUMP_ORDER_BE;
+			else if (v.kind != TOK_IDENT || strcmp(v.text, "native"))
+				tsdl_fail(p, line, "byte_order must be le, be, network or native");
+		} else {
+			tsdl_fail(p, line, "unknown floating_point attribute '%.40s'", key);
+		}
+		tsdl_expect_punct(p, ';', "';' after a floating_point attribute");
+	}
+	tsdl_next(p);
+	if (exp == 8 && mant == 24)
+		t->size = 32;
+	else if (exp == 11 && mant == 53)
+		t->size = 64;
+	else
+		tsdl_fail(p, line, "floating_point with exp_dig = %u, mant_dig = %u: only IEEE 754 binary32 (8, 24) and binary64 (11, 53) are supported",
+			  exp, mant);
+	if (!have_align)
+		t->align = 8;
+	t->fixed = true;
+	t->bits = t->size;
+	return t;
+}
+
 static const struct dump_type *parse_string(struct tsdl *p)
 {
 	struct dump_type *t = new_type(p, DUMP_STRING);
@@ -637,7 +694,7 @@ const struct dump_type *tsdl_type_spec(struct tsdl *p)
 	} else if (tsdl_is_ident(&p->cur, "variant")) {
 		t = parse_variant(p);
 	} else if (tsdl_is_ident(&p->cur, "floating_point")) {
-		tsdl_fail(p, line, "floating_point types are not supported");
+		t = parse_float(p);
 	} else {
 		name = tsdl_alias_words(p, false, NULL);
 		t = tsdl_alias_find(p, name);
