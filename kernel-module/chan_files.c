@@ -42,11 +42,11 @@ const struct file_operations lrb_metadata_fops = {
 static void lrb_stats_line(struct seq_file *m, const char *name,
 			   const struct lrb_buf_counters *c)
 {
-	seq_printf(m, "%s records_written=%llu lost_full=%llu lost_wrap=%llu lost_big=%llu lost_nest=%llu lost_packets=%llu produced=%llu consumed=%llu packets_read=%llu bytes_read=%llu pages_spliced=%llu\n",
+	seq_printf(m, "%s records_written=%llu lost_full=%llu lost_wrap=%llu lost_big=%llu lost_nest=%llu lost_packets=%llu produced=%llu consumed=%llu packets_read=%llu bytes_read=%llu pages_spliced=%llu lost_overwrite=%llu\n",
 		   name, c->records_written, c->lost_full, c->lost_wrap,
 		   c->lost_big, c->lost_nest, c->lost_packets, c->produced,
 		   c->consumed, c->packets_read, c->bytes_read,
-		   c->pages_spliced);
+		   c->pages_spliced, c->lost_overwrite);
 }
 
 static int lrb_stats_show(struct seq_file *m, void *v)

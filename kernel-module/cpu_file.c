@@ -450,6 +450,7 @@ void lrb_kbuf_counters(struct lrb_kbuf *kb, struct lrb_buf_counters *c)
 	c->packets_read = atomic64_read(&kb->packets_read);
 	c->bytes_read = atomic64_read(&kb->bytes_read);
 	c->pages_spliced = atomic64_read(&kb->pages_spliced);
+	c->lost_overwrite = s.lost_overwrite;
 }
 
 /* Commands without an argument, under kb->lock. */

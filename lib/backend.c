@@ -31,10 +31,17 @@ struct lrb_buf *lrb_buf_alloc(struct lrb_chan *chan, unsigned int cpu)
 	__lrb_port_wait_init(buf);
 	buf->commit = __lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->commit),
 					node);
+	buf->records = __lrb_port_zalloc(2 * chan->num_subbuf *
+					 sizeof(*buf->records), node);
 	buf->pages = __lrb_port_zalloc(nr_pages * sizeof(*buf->pages), node);
-	if (!buf->commit || !buf->pages)
+	if (!buf->commit || !buf->records || !buf->pages)
 		goto fail;
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE) {
+		buf->records_base = __lrb_port_zalloc(2 * chan->num_subbuf *
+						      sizeof(*buf->records_base),
+						      node);
+		if (!buf->records_base)
+			goto fail;
 		buf->wsb = __lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->wsb),
 					     node);
 		if (!buf->wsb)
@@ -71,6 +78,8 @@ void lrb_buf_free(struct lrb_buf *buf)
 	}
 	__lrb_port_free(buf->pages);
 	__lrb_port_free(buf->wsb);
+	__lrb_port_free(buf->records_base);
+	__lrb_port_free(buf->records);
 	__lrb_port_free(buf->commit);
 	__lrb_port_wait_fini(buf);
 	__lrb_port_free(buf);

@@ -23,7 +23,8 @@ unsigned long lrb_buf_lost(struct lrb_buf *buf)
 	return __lrb_v_read(per_cpu, &buf->lost_full) +
 	       __lrb_v_read(per_cpu, &buf->lost_wrap) +
 	       __lrb_v_read(per_cpu, &buf->lost_big) +
-	       __lrb_v_read(per_cpu, &buf->lost_nest);
+	       __lrb_v_read(per_cpu, &buf->lost_nest) +
+	       __lrb_atomic_read(&buf->lost_overwrite);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_lost);
 
@@ -194,7 +195,27 @@ static void lrb_close_packet(struct lrb_buf *buf, unsigned long old, u64 tsc,
 	lrb_commit_bytes(buf, old, pad);
 }
 
-/* Overwrite mode: move the reader past the sub-buffer about to be reused. */
+/*
+ * Overwrite mode: records of the last lap's packet at @pos. Exact from the
+ * time the writer that opens the next lap there has checked the last lap
+ * committed (lrb_check_space()) until that writer commits its packet
+ * header, without which no later lap can begin there.
+ */
+static unsigned long lrb_packet_records(struct lrb_buf *buf, unsigned long pos)
+{
+	unsigned long k = __lrb_records_index(buf->chan, pos);
+
+	return __lrb_v_read(lrb_chan_per_cpu(buf->chan), &buf->records[k]) -
+	       READ_ONCE(buf->records_base[k]);
+}
+
+/*
+ * Overwrite mode: move the reader past the sub-buffer about to be reused,
+ * counting the packets it skips and their records. The records are read
+ * before the compare-and-swap: while the read position is still before a
+ * packet, the writer opening the next lap there has not committed its
+ * header (see lrb_open_packet()), so the counts are exact.
+ */
 static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
 {
 	const struct lrb_chan *chan = buf->chan;
@@ -203,11 +224,16 @@ static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
 
 	want &= __LRB_POS_MASK;
 	while (__lrb_pos_before(c, want)) {
-		unsigned long old = __lrb_atomic_cmpxchg(&buf->consumed, c, want);
+		unsigned long old, pos, records = 0;
 
+		for (pos = c; pos != want;
+		     pos = __lrb_pos_add(pos, chan->subbuf_size))
+			records += lrb_packet_records(buf, pos);
+		old = __lrb_atomic_cmpxchg(&buf->consumed, c, want);
 		if (old == c) {
 			__lrb_atomic_add(__lrb_pos_dist(c, want) >> chan->subbuf_order,
 					 &buf->lost_packets);
+			__lrb_atomic_add(records, &buf->lost_overwrite);
 			/* the new read position may hold a delivered packet */
 			if (chan->cfg->wakeup == LRB_WAKEUP_BY_WRITER)
 				__lrb_port_wake(buf);
@@ -215,6 +241,25 @@ static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
 		}
 		c = old;
 	}
+}
+
+/*
+ * Overwrite mode: a new lap begins at @start. Move the reader past the
+ * last lap's packet there, then start counting the records of the lap
+ * after this one from where that packet's count ends. Only after the
+ * push: a writer that skips the packet concurrently must read the base
+ * from before it.
+ */
+static void lrb_overwrite_lap(struct lrb_buf *buf, unsigned long start)
+{
+	unsigned long last = __lrb_pos_add(start, -__lrb_buf_size(buf->chan));
+	unsigned long k = __lrb_records_index(buf->chan, last);
+
+	lrb_push_reader(buf, start);
+	/* the read position seen past @last before the base moves */
+	smp_mb();
+	WRITE_ONCE(buf->records_base[k],
+		   __lrb_v_read(lrb_chan_per_cpu(buf->chan), &buf->records[k]));
 }
 
 /*
@@ -252,7 +297,7 @@ static void lrb_open_packet(struct lrb_buf *buf, unsigned long start, u64 tsc)
 	struct lrb_packet_header *ph;
 
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE)
-		lrb_push_reader(buf, start);
+		lrb_overwrite_lap(buf, start);
 	ph = lrb_writer_pages(buf, start)[0];
 	ph->magic = LRB_PACKET_MAGIC;
 	ph->stream_id = chan->stream_id;

@@ -269,7 +269,7 @@ EXPORT_SYMBOL_GPL(lrb_subbuf_copy);
 void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats)
 {
 	bool per_cpu = __lrb_per_cpu(buf->chan->cfg);
-	unsigned long consumed, produced;
+	unsigned long consumed, produced, i;
 
 	lrb_positions(buf, &consumed, &produced);
 	/* both within a buffer of the write position: their pass is known */
@@ -277,11 +277,14 @@ void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats)
 			  consumed;
 	stats->produced = ((u64)__lrb_pos_pass(buf, produced) << __LRB_POS_BITS) +
 			  produced;
-	stats->records = __lrb_v_read(per_cpu, &buf->records);
+	stats->records = 0;
+	for (i = 0; i < 2 * buf->chan->num_subbuf; i++)
+		stats->records += __lrb_v_read(per_cpu, &buf->records[i]);
 	stats->lost_full = __lrb_v_read(per_cpu, &buf->lost_full);
 	stats->lost_wrap = __lrb_v_read(per_cpu, &buf->lost_wrap);
 	stats->lost_big = __lrb_v_read(per_cpu, &buf->lost_big);
 	stats->lost_nest = __lrb_v_read(per_cpu, &buf->lost_nest);
 	stats->lost_packets = __lrb_atomic_read(&buf->lost_packets);
+	stats->lost_overwrite = __lrb_atomic_read(&buf->lost_overwrite);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_stats);

@@ -326,6 +326,9 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	unsigned long pad = slot_end - ctx->end;
 	struct lrb_chan *chan = ctx->chan;
 	struct lrb_buf *buf = ctx->buf;
+	/* one shift gives both indexes, before the barrier reloads chan */
+	unsigned long k = __lrb_records_index(chan, ctx->begin);
+	unsigned long idx = k & (chan->num_subbuf - 1);
 	unsigned long cc;
 
 	if (pad)
@@ -337,12 +340,12 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	 * reads it, so the choice of header errs only towards the full form.
 	 */
 	__lrb_v64_set(__lrb_per_cpu(cfg), &buf->last_tsc, ctx->tsc);
-	__lrb_v_inc(__lrb_per_cpu(cfg), &buf->records);
+	__lrb_v_inc(__lrb_per_cpu(cfg), &buf->records[k]);
 	/* the record's bytes before the count that publishes them */
 	__lrb_smp_wmb();
 	__LRB_TEST_HOOK(BEFORE_COMMIT_ADD, ctx);
 	cc = __lrb_v_add_return(__lrb_per_cpu(cfg), slot_end - ctx->begin,
-				&buf->commit[__lrb_subbuf_index(chan, ctx->begin)]);
+				&buf->commit[idx]);
 	__LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
 	if (__lrb_unlikely(__lrb_commit_done(chan, cc, __lrb_lap(chan, ctx->begin) + 1)))
 		__lrb_deliver(buf, ctx->begin);

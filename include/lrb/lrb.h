@@ -55,6 +55,7 @@ struct lrb_chan_attr {
  * @lost_big: records dropped because they did not fit in a sub-buffer
  * @lost_nest: records dropped because writers nested too deeply
  * @lost_packets: overwrite mode: packets overwritten before being read
+ * @lost_overwrite: overwrite mode: records in those packets
  */
 struct lrb_stats {
 	unsigned long records;
@@ -65,6 +66,7 @@ struct lrb_stats {
 	unsigned long lost_big;
 	unsigned long lost_nest;
 	unsigned long lost_packets;
+	unsigned long lost_overwrite;
 };
 
 /**
@@ -205,11 +207,13 @@ void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats);
  * lrb_buf_lost() - records a buffer lost so far, all causes
  * @buf: the buffer
  *
- * Packets overwritten in overwrite mode are not included: readers see them
- * as gaps in packet sequence numbers (and in lrb_stats.lost_packets).
+ * What packet headers carry as events_discarded. Records in packets
+ * overwritten in overwrite mode are included; readers also see those
+ * packets as gaps in packet sequence numbers.
  *
  * Context: any context; does not sleep.
- * Return: the sum of the full, wrap, too-big and nesting counters.
+ * Return: the sum of the full, wrap, too-big, nesting and overwrite
+ * counters.
  */
 unsigned long lrb_buf_lost(struct lrb_buf *buf);
 

@@ -183,7 +183,7 @@ int main(int argc, char **argv)
 		.nr_cpus = lrb_possible_cpus(),
 	};
 	unsigned long total_w = 0, total_r = 0, total_l = 0, total_p = 0;
-	unsigned long total_d = 0;
+	unsigned long total_d = 0, total_o = 0;
 	unsigned int cpu, nr_cpus = attr.nr_cpus, seconds = 5;
 	struct per_cpu_count *counts;
 	struct timespec t0, t1;
@@ -275,7 +275,15 @@ int main(int argc, char **argv)
 		total_r += counts[cpu].read;
 		total_l += lrb_buf_lost(buf);
 		total_p += st.lost_packets;
+		total_o += st.lost_overwrite;
 		total_d += writers[cpu].dropped;
+		/* the buffer's own count: right even if a writer migrated */
+		if (st.records != counts[cpu].read + st.lost_overwrite) {
+			printf("demo: cpu %u: ACCOUNTING MISMATCH: %lu records written != %lu read + %lu overwritten\n",
+			       cpu, st.records, counts[cpu].read,
+			       st.lost_overwrite);
+			return 1;
+		}
 		if (st.lost_packets != counts[cpu].lost_packets) {
 			printf("demo: cpu %u: %lu packets missing from the sequence, %lu counted lost\n",
 			       cpu, counts[cpu].lost_packets, st.lost_packets);
@@ -285,14 +293,18 @@ int main(int argc, char **argv)
 	}
 	printf("%4s %14lu %14lu %12lu %10lu %10.2f\n", "all", total_w, total_r,
 	       total_l, total_p, total_w / elapsed / 1e6);
-	if (total_d != total_l) {
+	if (total_d != total_l - total_o) {
 		printf("\ndemo: ACCOUNTING MISMATCH: writers saw %lu drops, buffers counted %lu\n",
-		       total_d, total_l);
+		       total_d, total_l - total_o);
 		return 1;
 	}
-	if (overwrite) {
-		printf("\nflight recorder: the newest %lu records survived; %lu older packets were overwritten, as counted\n",
-		       total_r, total_p);
+	if (overwrite && total_w != total_r + total_o) {
+		printf("\ndemo: ACCOUNTING MISMATCH: written %lu != read %lu + overwritten %lu\n",
+		       total_w, total_r, total_o);
+		return 1;
+	} else if (overwrite) {
+		printf("\nflight recorder: the newest %lu records survived; %lu older packets holding %lu records were overwritten, as counted: written = read + lost\n",
+		       total_r, total_p, total_o);
 	} else if (total_w != total_r) {
 		printf("\ndemo: ACCOUNTING MISMATCH: written %lu != read %lu\n",
 		       total_w, total_r);

@@ -6,7 +6,9 @@
  * - discard mode: a full ring drops records and counts them exactly
  *   (written = read + lost), events_discarded follows;
  * - overwrite mode: writers never drop, readers see gaps in packet
- *   sequence numbers equal to lost_packets; a sub-buffer the reader holds
+ *   sequence numbers equal to lost_packets, and the records of those
+ *   packets are counted exactly (written = read + lost_overwrite, which
+ *   events_discarded carries); a sub-buffer the reader holds
  *   (consuming, or a snapshot) is never written while writers go round
  *   the ring; a writer wrapping onto a sub-buffer still being committed
  *   drops and counts lost_wrap;
@@ -152,7 +154,9 @@ static void discard_full_accounting(struct kunit *test)
 /*
  * Overwrite mode, at the end: flush and read the rest (reader open). The
  * gaps in the packet sequence are the packets counted lost, the newest
- * record was read and none was dropped. Returns the packets lost.
+ * record was read and none was dropped; every record written was read or
+ * counted in lost_overwrite, which the last packet carries as
+ * events_discarded. Returns the packets lost.
  */
 static unsigned long check_overwrite_end(struct lrbk_drain *d)
 {
@@ -166,7 +170,11 @@ static unsigned long check_overwrite_end(struct lrbk_drain *d)
 	KUNIT_EXPECT_EQ(test, d->gaps, (u64)st.lost_packets);
 	KUNIT_EXPECT_EQ(test, d->next_seq, d->packets + st.lost_packets);
 	KUNIT_EXPECT_EQ(test, d->model->next, d->model->n);
-	KUNIT_EXPECT_EQ(test, lrb_buf_lost(d->buf), 0UL);
+	KUNIT_EXPECT_EQ(test, (u64)st.records,
+			(u64)d->records + st.lost_overwrite);
+	KUNIT_EXPECT_EQ(test, lrb_buf_lost(d->buf), st.lost_overwrite);
+	KUNIT_EXPECT_EQ(test, d->last_discarded, (u64)st.lost_overwrite);
+	KUNIT_EXPECT_EQ(test, !st.lost_overwrite, !st.lost_packets);
 	lrb_positions(d->buf, &c, &p);
 	KUNIT_EXPECT_EQ(test, c, p);
 	return st.lost_packets;
@@ -196,8 +204,11 @@ static void overwrite_gaps(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0UL);
 	lrb_buf_stats(buf, &st);
-	KUNIT_EXPECT_EQ(test, lrb_buf_lost(buf), 0UL);
+	KUNIT_EXPECT_EQ(test, st.records, 2000UL);
+	KUNIT_EXPECT_EQ(test, lrb_buf_lost(buf), st.lost_overwrite);
 	KUNIT_EXPECT_GT(test, st.lost_packets, 40UL);
+	/* every packet overwritten was full; the two left hold the rest */
+	KUNIT_EXPECT_EQ(test, st.lost_overwrite, st.lost_packets * per);
 	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
 	lrbk_drain_init(&d, test, chan, buf, m);
 	lrbk_drain_all(&d);
@@ -280,6 +291,7 @@ static void overwrite_snapshot(struct kunit *test)
 	struct lrb_subbuf sb, sb2;
 	struct lrbk_drain d;
 	struct lrb_stats st;
+	unsigned long snap;
 	u8 *held, *again;
 	int i;
 
@@ -312,7 +324,10 @@ static void overwrite_snapshot(struct kunit *test)
 	lrb_subbuf_copy(chan, &sb, 0, again, SB4K);
 	KUNIT_EXPECT_EQ_MSG(test, memcmp(held, again, SB4K), 0,
 			    "the snapshot changed under the reader");
+	/* its records are overwritten later: not read by the consumer */
+	snap = d.records;
 	lrbk_check_packet(&d, &sb);
+	snap = d.records - snap;
 	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
 	lrb_positions(buf, &c, &p);
 	KUNIT_EXPECT_GT(test, c, 4 * SB4K);
@@ -340,7 +355,10 @@ static void overwrite_snapshot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.next_seq, (u64)((2095 + per - 1) / per));
 	KUNIT_EXPECT_EQ(test, d.gaps, (u64)st.lost_packets);
 	KUNIT_EXPECT_EQ(test, m->next, m->n);
-	KUNIT_EXPECT_EQ(test, lrb_buf_lost(buf), 0UL);
+	KUNIT_EXPECT_EQ(test, st.records, 2095UL);
+	KUNIT_EXPECT_EQ(test, st.records, d.records - snap + st.lost_overwrite);
+	KUNIT_EXPECT_EQ(test, lrb_buf_lost(buf), st.lost_overwrite);
+	KUNIT_EXPECT_EQ(test, d.last_discarded, (u64)st.lost_overwrite);
 	lrb_reader_close(buf);
 }
 

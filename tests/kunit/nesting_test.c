@@ -535,7 +535,9 @@ static void late_delivery(struct kunit *test)
 	}
 	lrb_buf_stats(e.buf, &st);
 	KUNIT_EXPECT_EQ(test, st.lost_packets, overwrite ? 1UL : 0UL);
-	KUNIT_EXPECT_EQ(test, lrb_buf_lost(e.buf), 0UL);
+	/* the packet overwritten held the k prefilled and the outer record */
+	KUNIT_EXPECT_EQ(test, st.lost_overwrite, overwrite ? k + 1 : 0UL);
+	KUNIT_EXPECT_EQ(test, lrb_buf_lost(e.buf), st.lost_overwrite);
 
 	/* packet 1 is complete; packet 2 (sub-buffer 0, lap 1) is not */
 	KUNIT_EXPECT_EQ(test, lrb_get_subbuf(e.buf, 2 * SB4K, &sb), -EAGAIN);

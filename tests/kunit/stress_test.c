@@ -26,8 +26,8 @@
  *
  * At the end the writers stop, the channel is flushed and drained, and the
  * counts must agree exactly: per buffer (per CPU, for a per-CPU channel)
- * attempted = written + lost, and written = read in discard mode; packet
- * sequence gaps = lost_packets in overwrite mode. The verdict depends only
+ * attempted = written + refused, and written = read + lost_overwrite (0 in
+ * discard mode); packet sequence gaps = lost_packets in overwrite mode. The verdict depends only
  * on these invariants, never on how much happened; the amounts (records,
  * losses, nested interrupts) are reported with kunit_info().
  */
@@ -968,6 +968,7 @@ static void st_check(struct kunit *test, struct st_run *run,
 {
 	const char *name = run->v->name;
 	u64 tot_ok = 0, tot_read = 0, tot_att = 0, tot_lost = 0, tot_gaps = 0;
+	u64 tot_over = 0;
 	u64 tot_nested = 0, tot_disc = 0, tot_big = 0, tot_ctx[NR_CTX] = { 0 };
 	u64 tot_packets = 0, tot_fail[NR_ERR] = { 0 };
 	unsigned int cpu, b, x, e;
@@ -1026,14 +1027,16 @@ static void st_check(struct kunit *test, struct st_run *run,
 	for (b = 0; b < run->nbufs; b++) {
 		struct st_rbuf *r = &run->rb[b];
 		struct st_wsum *w = &ws[b];
-		unsigned long npk, lost;
+		unsigned long npk, lost, refused;
 		struct lrb_stats s;
 		u64 expect, trail;
 
 		lrb_buf_stats(r->buf, &s);
 		lost = lrb_buf_lost(r->buf);
+		refused = lost - s.lost_overwrite;
 		tot_read += r->records;
-		tot_lost += lost;
+		tot_lost += refused;
+		tot_over += s.lost_overwrite;
 		tot_packets += r->packets;
 
 		/* positions: all produced packets read or lost */
@@ -1061,9 +1064,19 @@ static void st_check(struct kunit *test, struct st_run *run,
 				    "%s: buf %u: packet seq gaps != lost_packets",
 				    name, b);
 
-		/* records: attempted = written + lost, exactly, per buffer */
-		KUNIT_EXPECT_EQ_MSG(test, w->attempted, w->ok + lost,
-				    "%s: buf %u: attempted != written + lost",
+		/* records: attempted = written + refused, exactly, per buffer */
+		KUNIT_EXPECT_EQ_MSG(test, w->attempted, w->ok + refused,
+				    "%s: buf %u: attempted != written + refused",
+				    name, b);
+		KUNIT_EXPECT_EQ_MSG(test, (u64)s.records, w->ok,
+				    "%s: buf %u: records counted != written",
+				    name, b);
+		/* written = read + lost in overwritten packets, exactly */
+		KUNIT_EXPECT_EQ_MSG(test, w->ok, r->records + s.lost_overwrite,
+				    "%s: buf %u: written != read + lost_overwrite",
+				    name, b);
+		KUNIT_EXPECT_EQ_MSG(test, !s.lost_overwrite, !s.lost_packets,
+				    "%s: buf %u: lost_overwrite without lost_packets or back",
 				    name, b);
 		KUNIT_EXPECT_EQ_MSG(test, (u64)s.lost_full, w->fail[E_NOBUFS],
 				    "%s: buf %u: lost_full != -ENOBUFS", name, b);
@@ -1077,10 +1090,6 @@ static void st_check(struct kunit *test, struct st_run *run,
 			KUNIT_EXPECT_EQ_MSG(test, r->records, w->ok,
 					    "%s: buf %u: read != written", name,
 					    b);
-			KUNIT_EXPECT_EQ_MSG(test, w->attempted,
-					    r->records + lost,
-					    "%s: buf %u: written != read + lost",
-					    name, b);
 			KUNIT_EXPECT_EQ_MSG(test, s.lost_packets + s.lost_wrap,
 					    0UL,
 					    "%s: buf %u: discard mode lost packets or wrapped",
@@ -1126,7 +1135,9 @@ static void st_check(struct kunit *test, struct st_run *run,
 					    name, b);
 	}
 	KUNIT_EXPECT_EQ_MSG(test, tot_att, tot_ok + tot_lost,
-			    "%s: attempted != written + lost", name);
+			    "%s: attempted != written + refused", name);
+	KUNIT_EXPECT_EQ_MSG(test, tot_ok, tot_read + tot_over,
+			    "%s: written != read + lost_overwrite", name);
 
 	kunit_info(test,
 		   "%s, %u CPUs, %u ms: attempted %llu, written %llu (task %llu, softirq %llu, hardirq %llu; %llu interrupts inside a record), read %llu, try-discarded %llu",
@@ -1134,10 +1145,10 @@ static void st_check(struct kunit *test, struct st_run *run,
 		   tot_ctx[CTX_TASK], tot_ctx[CTX_SOFTIRQ], tot_ctx[CTX_HARDIRQ],
 		   tot_nested, tot_read, tot_disc);
 	kunit_info(test,
-		   "%s: lost %llu (-ENOBUFS %llu, -EAGAIN %llu, -EMSGSIZE %llu, -EBUSY %llu); packets read %llu, lost %llu; reader pauses %llu, holds %llu, snapshots %llu (%llu sub-buffers, %llu records)",
+		   "%s: refused %llu (-ENOBUFS %llu, -EAGAIN %llu, -EMSGSIZE %llu, -EBUSY %llu); packets read %llu, lost %llu with %llu records; reader pauses %llu, holds %llu, snapshots %llu (%llu sub-buffers, %llu records)",
 		   name, tot_lost, tot_fail[E_NOBUFS], tot_fail[E_AGAIN],
 		   tot_fail[E_MSGSIZE], tot_fail[E_BUSY], tot_packets, tot_gaps,
-		   run->pauses, run->holds, run->snapshots, run->snap_ok,
+		   tot_over, run->pauses, run->holds, run->snapshots, run->snap_ok,
 		   run->snap_records);
 }
 

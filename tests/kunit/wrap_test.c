@@ -68,7 +68,10 @@ static void check_drained(struct kunit *test, struct lrb_buf *buf,
 	KUNIT_EXPECT_EQ(test, st.lost_wrap + st.lost_big + st.lost_nest, 0UL);
 	KUNIT_EXPECT_EQ(test, st.lost_full, m->failed);
 	KUNIT_EXPECT_EQ(test, st.lost_packets, (unsigned long)d->gaps);
-	KUNIT_EXPECT_EQ(test, lrb_buf_lost(buf), m->failed);
+	/* read + lost = written, the records of overwritten packets too */
+	KUNIT_EXPECT_EQ(test, st.records, d->records + st.lost_overwrite);
+	KUNIT_EXPECT_EQ(test, !st.lost_overwrite, !st.lost_packets);
+	KUNIT_EXPECT_EQ(test, lrb_buf_lost(buf), m->failed + st.lost_overwrite);
 }
 
 static struct lrb_buf *start_chan(struct kunit *test,

@@ -35,6 +35,8 @@ struct gen_rec {
  * @nr: how many
  * @discarded: records discarded, as the last packet read counts them (later
  *	losses are only in the buffer's counters)
+ * @first_discarded: what the first packet read counts (babeltrace2
+ *	reports only the losses after it)
  * @lost_all: records discarded, from the buffer's counters
  * @packets: packets read
  * @first_seq: packet_seq_num of the first packet read
@@ -46,6 +48,7 @@ struct gen_stream {
 	struct gen_rec *recs;
 	unsigned long nr;
 	unsigned long discarded;
+	unsigned long first_discarded;
 	unsigned long lost_all;
 	unsigned long packets;
 	uint64_t first_seq;
@@ -194,9 +197,11 @@ static inline int gen_drain(struct lrb_chan *chan, struct lrb_buf *buf,
 		gen_append(g, data, sb.packet_size);
 		if (lrb_packet_open(&it, &dec, data, sb.packet_size))
 			return -1;
-		if (!g->packets++)
-			g->first_seq = sb.seq;
 		g->discarded = ((struct lrb_packet_header *)data)->events_discarded;
+		if (!g->packets++) {
+			g->first_seq = sb.seq;
+			g->first_discarded = g->discarded;
+		}
 		g->last_seq = sb.seq;
 		while ((ret = lrb_packet_next(&it, &rec)) > 0) {
 			struct gen_rec *r;

@@ -184,16 +184,16 @@ refused "$t/metadata: not a metadata file" "a FIFO metadata" "$t"
 # --- lrb-stats -------------------------------------------------------------
 export LRB_DEV_DIR=$dev
 mkdir -p "$dev/demo"
-counters() { # cpu/total label, then 11 values
+counters() { # cpu/total label, then 12 values
 	local label=$1
 	shift
-	printf '%s records_written=%s lost_full=%s lost_wrap=%s lost_big=%s lost_nest=%s lost_packets=%s produced=%s consumed=%s packets_read=%s bytes_read=%s pages_spliced=%s\n' \
+	printf '%s records_written=%s lost_full=%s lost_wrap=%s lost_big=%s lost_nest=%s lost_packets=%s produced=%s consumed=%s packets_read=%s bytes_read=%s pages_spliced=%s lost_overwrite=%s\n' \
 		"$label" "$@"
 }
 {
-	counters cpu0 1000 5 0 1 0 0 2000000 1500000 12 1500000 366
-	counters cpu1 500 0 0 0 0 3 1000000 1000000 8 1000000 244
-	counters total 1500 5 0 1 0 3 3000000 2500000 20 2500000 610
+	counters cpu0 1000 5 0 1 0 0 2000000 1500000 12 1500000 366 0
+	counters cpu1 500 0 0 0 0 3 1000000 1000000 8 1000000 244 90
+	counters total 1500 5 0 1 0 3 3000000 2500000 20 2500000 610 90
 } >"$dev/demo/stats"
 for v in rel asan; do
 	s=$B/$v/lrb-stats
@@ -207,7 +207,8 @@ for v in rel asan; do
 		fail "lrb-stats [$v]: table (exit $rc)"
 	fi
 	out=$("$s" --json demo 2>&1)
-	if grep -q '"records_written": 1500' <<<"$out" && grep -q '"cpu": 1' <<<"$out"; then
+	if grep -q '"records_written": 1500' <<<"$out" && grep -q '"cpu": 1' <<<"$out" &&
+	   grep -q '"lost_overwrite": 90' <<<"$out"; then
 		ok
 	else
 		echo "$out"

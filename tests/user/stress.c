@@ -1066,6 +1066,7 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 	u64 tot_migrated = 0, tot_hops = 0, tot_big = 0, tot_big_ok = 0;
 	u64 tot_sig_ok = 0, tot_sig_attempted = 0, tot_signals = 0;
 	u64 lost[E_OTHER] = { 0 }, tot_lost_packets = 0, tot_read = 0;
+	u64 tot_over = 0;
 	u64 tot_packets = 0, tot_gaps = 0, tot_ext = 0, tot_pauses = 0;
 	u64 snaps = 0, snap_ok = 0, snap_eagain = 0, snap_nodata = 0;
 	u64 snap_records = 0, tot_holds = 0, tot_hold_to = 0;
@@ -1247,7 +1248,7 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		CHECK(r->bad == 0, "%s: buf %u: %llu bad records or packets",
 		      v->name, b, ULL(r->bad));
 		CHECK(buf_lost == s.lost_full + s.lost_wrap + s.lost_big +
-				  s.lost_nest,
+				  s.lost_nest + s.lost_overwrite,
 		      "%s: buf %u: lrb_buf_lost %llu != sum of stats", v->name,
 		      b, ULL(buf_lost));
 
@@ -1313,14 +1314,16 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 					      ULL(st->last_in_buf[b]));
 			}
 		}
-		if (!run->overwrite)
-			CHECK(r->records == written,
-			      "%s: buf %u: records read %llu != written %llu",
-			      v->name, b, ULL(r->records), ULL(written));
-		else
-			CHECK(r->records <= written,
-			      "%s: buf %u: records read %llu > written %llu",
-			      v->name, b, ULL(r->records), ULL(written));
+		/* exact in both modes: lost_overwrite is 0 in discard mode */
+		CHECK(r->records + s.lost_overwrite == written &&
+		      s.records == written,
+		      "%s: buf %u: records read %llu + lost_overwrite %lu != written %llu (counted %lu)",
+		      v->name, b, ULL(r->records), s.lost_overwrite,
+		      ULL(written), s.records);
+		CHECK(!s.lost_overwrite == !s.lost_packets,
+		      "%s: buf %u: lost_overwrite %lu with lost_packets %lu",
+		      v->name, b, s.lost_overwrite, s.lost_packets);
+		tot_over += s.lost_overwrite;
 		if (!tot_fail_unattr[E_NOBUFS])
 			CHECK(s.lost_full == fail_b[E_NOBUFS],
 			      "%s: buf %u: lost_full %lu != -ENOBUFS %llu",
@@ -1372,8 +1375,9 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		      v->name, ULL(tot_fail[E_NOBUFS]));
 		CHECK(tot_lost_packets > 0, "%s: no packet was overwritten",
 		      v->name);
-		CHECK(tot_read <= tot_ok, "%s: read %llu > written %llu",
-		      v->name, ULL(tot_read), ULL(tot_ok));
+		CHECK(tot_read + tot_over == tot_ok,
+		      "%s: read %llu + lost_overwrite %llu != written %llu",
+		      v->name, ULL(tot_read), ULL(tot_over), ULL(tot_ok));
 	} else {
 		CHECK(lost[E_NOBUFS] > 0, "%s: the buffers never filled",
 		      v->name);
@@ -1413,7 +1417,7 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 
 	snprintf(summary[nr_summary++], sizeof(summary[0]),
 		 "%s: %u writers, %u buffers, %.1f s: attempted %llu, written %llu (%llu in %llu signal handlers, nesting depth %d), read %llu (%llu extended headers), try_discard %llu (-EBUSY %llu), migrated %llu (%llu hops)\n"
-		 "  failed: -ENOBUFS %llu -EAGAIN %llu -EMSGSIZE %llu -EBUSY %llu; lost: full %llu wrap %llu big %llu nest %llu; packets read %llu, lost %llu (%llu gaps); reader pauses %llu, holds %llu (%llu timed out)",
+		 "  failed: -ENOBUFS %llu -EAGAIN %llu -EMSGSIZE %llu -EBUSY %llu; lost: full %llu wrap %llu big %llu nest %llu; packets read %llu, lost %llu (%llu gaps, %llu records); reader pauses %llu, holds %llu (%llu timed out)",
 		 v->name, run->nwriters, run->nbufs, seconds,
 		 ULL(tot_attempted), ULL(tot_ok), ULL(tot_sig_ok),
 		 ULL(tot_signals), max_depth,
@@ -1424,7 +1428,7 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		 ULL(lost[E_NOBUFS]), ULL(lost[E_AGAIN]),
 		 ULL(lost[E_MSGSIZE]), ULL(lost[E_BUSY]),
 		 ULL(tot_packets), ULL(tot_lost_packets), ULL(tot_gaps),
-		 ULL(tot_pauses), ULL(tot_holds), ULL(tot_hold_to));
+		 ULL(tot_over), ULL(tot_pauses), ULL(tot_holds), ULL(tot_hold_to));
 	if (run->overwrite) {
 		size_t n = strlen(summary[nr_summary - 1]);
 

@@ -17,7 +17,7 @@
 const char *const lrb_counter_names[LRB_NR_COUNTERS] = {
 	"records_written", "lost_full", "lost_wrap", "lost_big",
 	"lost_nest", "lost_packets", "produced", "consumed",
-	"packets_read", "bytes_read", "pages_spliced",
+	"packets_read", "bytes_read", "pages_spliced", "lost_overwrite",
 };
 
 const char *lrb_dev_dir(void)

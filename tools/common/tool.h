@@ -102,7 +102,7 @@ int lrb_cpu_open(const char *chan, unsigned int cpu, int flags,
 		 struct lrb_buf_info *info);
 
 /* Names of the fields of struct lrb_buf_counters, in order. */
-#define LRB_NR_COUNTERS 11
+#define LRB_NR_COUNTERS 12
 extern const char *const lrb_counter_names[LRB_NR_COUNTERS];
 
 /* The counters as an array of LRB_NR_COUNTERS __u64, in that order. */
@@ -111,10 +111,14 @@ static inline __u64 *lrb_counters_array(struct lrb_buf_counters *c)
 	return &c->records_written;
 }
 
-/* Records lost, all causes: lost_full + lost_wrap + lost_big + lost_nest. */
+/*
+ * Records lost, all causes: lost_full + lost_wrap + lost_big + lost_nest +
+ * lost_overwrite, what packet headers carry as events_discarded.
+ */
 static inline __u64 lrb_counters_lost(const struct lrb_buf_counters *c)
 {
-	return c->lost_full + c->lost_wrap + c->lost_big + c->lost_nest;
+	return c->lost_full + c->lost_wrap + c->lost_big + c->lost_nest +
+	       c->lost_overwrite;
 }
 
 /*

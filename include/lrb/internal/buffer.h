@@ -82,6 +82,9 @@ static __always_inline bool __lrb_pos_before(unsigned long a, unsigned long b)
  * @last_tsc: timestamp of a recently committed record: the reference a
  *	writer compares its timestamp with to pick the compact header
  * @commit: per sub-buffer, bytes committed in all laps so far
+ * @records: records committed, per sub-buffer and parity of its lap
+ *	(see __lrb_records_index()), all laps so far; their sum is the count
+ *	of records committed
  * @wsb: overwrite mode: per sub-buffer, slot, noref flag and lap
  * @pages: page addresses, chan->pages_per_subbuf per slot
  * @chan: owning channel
@@ -91,12 +94,15 @@ static __always_inline bool __lrb_pos_before(unsigned long a, unsigned long b)
  *	was still being committed
  * @lost_big: records dropped because they were larger than a sub-buffer
  * @lost_nest: records dropped because writers nested too deeply
- * @records: records committed
+ * @records_base: overwrite mode: per entry of @records, its value when
+ *	the lap two laps back ended there; the difference is the record
+ *	count of the packet the last lap left there
  * @consumed: read position: start of the oldest sub-buffer not consumed
  * @pass_lo: how many times positions wrapped, for positions in the lower
  *	half of the position space (see lrb_packet_seq())
  * @pass_hi: the same, for positions in the upper half
  * @lost_packets: overwrite mode: sub-buffers writers overwrote unread
+ * @lost_overwrite: overwrite mode: records in those sub-buffers
  * @reader_busy: 1 while a consuming reader is attached
  * @spare: overwrite mode: the slot the reader owns when it holds nothing
  * @holding: the reader holds a sub-buffer
@@ -109,6 +115,7 @@ struct lrb_buf {
 	union __lrb_v offset;
 	union __lrb_v64 last_tsc;
 	union __lrb_v *commit;
+	union __lrb_v *records;
 	struct __lrb_atomic *wsb;
 	void **pages;
 	struct lrb_chan *chan;
@@ -117,13 +124,14 @@ struct lrb_buf {
 	union __lrb_v lost_wrap;
 	union __lrb_v lost_big;
 	union __lrb_v lost_nest;
-	union __lrb_v records;
+	unsigned long *records_base;
 	unsigned long pass_lo;
 	unsigned long pass_hi;
 
 	struct __lrb_atomic consumed
 		__attribute__((__aligned__(__LRB_CACHELINE_BYTES)));
 	struct __lrb_atomic lost_packets;
+	struct __lrb_atomic lost_overwrite;
 	struct __lrb_atomic reader_busy;
 	unsigned long spare;
 	bool holding;
@@ -169,6 +177,17 @@ static __always_inline unsigned long __lrb_subbuf_index(const struct lrb_chan *c
 							unsigned long pos)
 {
 	return (pos >> chan->subbuf_order) & (chan->num_subbuf - 1);
+}
+
+/*
+ * Index in buf->records of the packet at @pos: its sub-buffer and the
+ * parity of its lap, so that the records of a lap are counted apart from
+ * those of the next lap in the same sub-buffer.
+ */
+static __always_inline unsigned long __lrb_records_index(const struct lrb_chan *chan,
+							 unsigned long pos)
+{
+	return (pos >> chan->subbuf_order) & (2 * chan->num_subbuf - 1);
 }
 
 static __always_inline unsigned long __lrb_lap(const struct lrb_chan *chan,

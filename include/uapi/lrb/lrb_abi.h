@@ -32,8 +32,9 @@
  * @packet_size: bits of the packet including padding (the sub-buffer size)
  * @packet_seq_num: sub-buffer sequence number within the buffer; a reader
  *	detects lost packets as gaps in this number
- * @events_discarded: records the buffer discarded (all causes) up to the
- *	close of this packet, cumulative since the buffer was created
+ * @events_discarded: records the buffer lost (all causes, records of
+ *	overwritten packets included) up to the close of this packet,
+ *	cumulative since the buffer was created
  * @cpu_id: CPU owning the buffer (0 for a global buffer)
  * @header_size: bytes of this header; records start at this offset
  */
@@ -169,6 +170,9 @@ struct lrb_positions {
  * @bytes_read: packet bytes handed to readers (a packet held when its file
  *	is closed is consumed, and counts only for what was read of it)
  * @pages_spliced: pages moved into pipes by splice() without a copy
+ * @lost_overwrite: records in the packets counted by @lost_packets; with
+ *	the other lost_* counters, what packet headers carry as
+ *	events_discarded
  */
 struct lrb_buf_counters {
 	__u64 records_written;
@@ -182,6 +186,7 @@ struct lrb_buf_counters {
 	__u64 packets_read;
 	__u64 bytes_read;
 	__u64 pages_spliced;
+	__u64 lost_overwrite;
 };
 
 #define LRB_IOC_MAGIC 0xB9

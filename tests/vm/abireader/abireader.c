@@ -46,22 +46,22 @@ struct lrb_subbuf_desc {
 struct lrb_positions {
 	uint64_t consumed, produced;
 };
-#define NCOUNT 11
+#define NCOUNT 12
 struct lrb_buf_counters {
 	uint64_t records_written, lost_full, lost_wrap, lost_big, lost_nest;
 	uint64_t lost_packets, produced, consumed, packets_read, bytes_read;
-	uint64_t pages_spliced;
+	uint64_t pages_spliced, lost_overwrite;
 };
 static const char *const counter_names[NCOUNT] = {
 	"records_written", "lost_full", "lost_wrap", "lost_big", "lost_nest",
 	"lost_packets", "produced", "consumed", "packets_read", "bytes_read",
-	"pages_spliced",
+	"pages_spliced", "lost_overwrite",
 };
 _Static_assert(sizeof(struct lrb_packet_header) == 64, "header");
 _Static_assert(sizeof(struct lrb_buf_info) == 64, "info");
 _Static_assert(sizeof(struct lrb_subbuf_desc) == 40, "desc");
 _Static_assert(sizeof(struct lrb_positions) == 16, "positions");
-_Static_assert(sizeof(struct lrb_buf_counters) == 88, "counters");
+_Static_assert(sizeof(struct lrb_buf_counters) == 96, "counters");
 
 #define LRB_IOC_GET_INFO	0x8040b900u
 #define LRB_IOC_GET_NEXT_SUBBUF	0x8028b901u
@@ -70,7 +70,7 @@ _Static_assert(sizeof(struct lrb_buf_counters) == 88, "counters");
 #define LRB_IOC_GET_HELD	0x8028b904u
 #define LRB_IOC_GET_POSITIONS	0x8010b905u
 #define LRB_IOC_FLUSH		0x0000b906u
-#define LRB_IOC_GET_COUNTERS	0x8058b907u
+#define LRB_IOC_GET_COUNTERS	0x8060b907u
 #define LRB_IOC_SET_WATERMARK	0x4004b908u
 #define LRB_ABI_MODE_DISCARD	0
 #define LRB_ABI_MODE_OVERWRITE	1
@@ -939,7 +939,8 @@ int main(int argc, char **argv)
 			err = 1;
 			continue;
 		}
-		lost = k->lost_full + k->lost_wrap + k->lost_big + k->lost_nest;
+		lost = k->lost_full + k->lost_wrap + k->lost_big + k->lost_nest +
+		       k->lost_overwrite;
 		check(c->discarded == lost,
 		      "cpu %d: last events_discarded %llu != lost_* sum %llu", c->n,
 		      (unsigned long long)c->discarded, (unsigned long long)lost);
@@ -947,10 +948,12 @@ int main(int argc, char **argv)
 		      "cpu %d: seq gaps %llu != lost_packets %llu", c->n,
 		      (unsigned long long)c->gaps,
 		      (unsigned long long)(k->lost_packets - c->c0.lost_packets));
-		if (c->info.mode == LRB_ABI_MODE_DISCARD && c->pos0.consumed == 0)
-			check(c->records == k->records_written,
-			      "cpu %d: records read %llu != records_written %llu",
+		/* read + lost = written; lost_overwrite is 0 in discard mode */
+		if (c->pos0.consumed == 0)
+			check(c->records + k->lost_overwrite == k->records_written,
+			      "cpu %d: records read %llu + lost_overwrite %llu != records_written %llu",
 			      c->n, (unsigned long long)c->records,
+			      (unsigned long long)k->lost_overwrite,
 			      (unsigned long long)k->records_written);
 		else
 			check(c->records <= k->records_written,

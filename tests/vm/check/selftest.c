@@ -507,7 +507,7 @@ static void st_parsers(void)
 	static const char stats[] =
 		"cpu1 records_written=5 lost_full=1 lost_wrap=2 lost_big=3 "
 		"lost_nest=4 lost_packets=6 produced=7 consumed=8 "
-		"packets_read=9 bytes_read=10 pages_spliced=11";
+		"packets_read=9 bytes_read=10 pages_spliced=11 lost_overwrite=12";
 	struct lrb_buf_counters c;
 	struct vc_client_cpu cl[4];
 	struct vc_layout l = {};
@@ -528,7 +528,8 @@ static void st_parsers(void)
 		 "selftest: metadata without a record header accepted");
 	vc_check(!vc_parse_stats_line(stats, &c) && c.records_written == 5 &&
 		 c.lost_packets == 6 && c.packets_read == 9 &&
-		 c.pages_spliced == 11 && c.lost_nest == 4,
+		 c.pages_spliced == 11 && c.lost_nest == 4 &&
+		 c.lost_overwrite == 12,
 		 "selftest: stats line parsed wrong");
 	vc_check(vc_parse_stats_line("cpu0 records_written=5 lost_full=1", &c),
 		 "selftest: stats line with missing keys accepted");

@@ -23,10 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const vc_counter_key[11] = {
+static const char *const vc_counter_key[12] = {
 	"records_written", "lost_full", "lost_wrap", "lost_big",
 	"lost_nest", "lost_packets", "produced", "consumed",
-	"packets_read", "bytes_read", "pages_spliced",
+	"packets_read", "bytes_read", "pages_spliced", "lost_overwrite",
 };
 
 /**

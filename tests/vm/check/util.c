@@ -328,7 +328,7 @@ static const struct {
 #define K(f) { #f, offsetof(struct lrb_buf_counters, f) }
 	K(records_written), K(lost_full), K(lost_wrap), K(lost_big),
 	K(lost_nest), K(lost_packets), K(produced), K(consumed),
-	K(packets_read), K(bytes_read), K(pages_spliced),
+	K(packets_read), K(bytes_read), K(pages_spliced), K(lost_overwrite),
 #undef K
 };
 

@@ -474,14 +474,14 @@ void vc_account(struct vc_stream *s, const struct vc_acct *a)
 		       (ull)s->packets, (ull)s->bytes);
 	if (a->pos.consumed != a->pos.produced ||
 	    c->consumed != c->produced || c->consumed != a->pos.consumed ||
-	    c->lost_packets ||
+	    c->lost_packets || c->lost_overwrite ||
 	    (s->have_pkt &&
 	     c->consumed != (s->last.packet_seq_num + 1) * s->g.subbuf_size))
 		vc_err(s, VC_ACC_POS,
-		       "consumed %llu produced %llu (positions %llu %llu), lost_packets %llu, last packet %llu of %llu bytes",
+		       "consumed %llu produced %llu (positions %llu %llu), lost_packets %llu (%llu records), last packet %llu of %llu bytes",
 		       (ull)c->consumed, (ull)c->produced,
 		       (ull)a->pos.consumed, (ull)a->pos.produced,
-		       (ull)c->lost_packets,
+		       (ull)c->lost_packets, (ull)c->lost_overwrite,
 		       (ull)(s->have_pkt ? s->last.packet_seq_num : 0),
 		       (ull)s->g.subbuf_size);
 	if (a->spliced < 0 ? c->pages_spliced != 0 :

@@ -48,7 +48,7 @@ load_lrb || finish
 abireader_run read read mode=discard
 abireader_run mmap mmap mode=discard
 # overwrite mode: packets lost to the writers must show as seq_gaps equal
-# to lost_packets
+# to lost_packets, and records read + lost_overwrite = records_written
 abireader_run owread read mode=overwrite
 abireader_run owmmap mmap mode=overwrite
 unload_lrb
