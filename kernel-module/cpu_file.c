@@ -436,21 +436,10 @@ static void lrb_kb_info(struct lrb_kbuf *kb, struct lrb_buf_info *info)
  */
 void lrb_kbuf_counters(struct lrb_kbuf *kb, struct lrb_buf_counters *c)
 {
-	struct lrb_stats s;
-
-	lrb_buf_stats(kb->buf, &s);
-	c->records_written = s.records;
-	c->lost_full = s.lost_full;
-	c->lost_wrap = s.lost_wrap;
-	c->lost_big = s.lost_big;
-	c->lost_nest = s.lost_nest;
-	c->lost_packets = s.lost_packets;
-	c->produced = s.produced;
-	c->consumed = s.consumed;
+	lrb_buf_stats(kb->buf, c);
 	c->packets_read = atomic64_read(&kb->packets_read);
 	c->bytes_read = atomic64_read(&kb->bytes_read);
 	c->pages_spliced = atomic64_read(&kb->pages_spliced);
-	c->lost_overwrite = s.lost_overwrite;
 }
 
 /* Commands without an argument, under kb->lock. */

@@ -266,20 +266,20 @@ int lrb_subbuf_copy(const struct lrb_chan *chan, const struct lrb_subbuf *sb,
 }
 EXPORT_SYMBOL_GPL(lrb_subbuf_copy);
 
-void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats)
+void lrb_buf_stats(struct lrb_buf *buf, struct lrb_buf_counters *stats)
 {
 	bool per_cpu = __lrb_per_cpu(buf->chan->cfg);
 	unsigned long consumed, produced, i;
 
+	memset(stats, 0, sizeof(*stats));
 	lrb_positions(buf, &consumed, &produced);
 	/* both within a buffer of the write position: their pass is known */
 	stats->consumed = ((u64)__lrb_pos_pass(buf, consumed) << __LRB_POS_BITS) +
 			  consumed;
 	stats->produced = ((u64)__lrb_pos_pass(buf, produced) << __LRB_POS_BITS) +
 			  produced;
-	stats->records = 0;
 	for (i = 0; i < 2 * buf->chan->num_subbuf; i++)
-		stats->records += __lrb_v_read(per_cpu, &buf->records[i]);
+		stats->records_written += __lrb_v_read(per_cpu, &buf->records[i]);
 	stats->lost_full = __lrb_v_read(per_cpu, &buf->lost_full);
 	stats->lost_wrap = __lrb_v_read(per_cpu, &buf->lost_wrap);
 	stats->lost_big = __lrb_v_read(per_cpu, &buf->lost_big);

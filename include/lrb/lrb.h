@@ -43,33 +43,6 @@ struct lrb_chan_attr {
 };
 
 /**
- * struct lrb_stats - a buffer's counters, sampled
- * @records: records committed
- * @produced: where the next record will start: bytes reserved since
- *	creation, the last record's alignment bytes included (unlike a
- *	position, it does not wrap before 2^64 bytes, 2^62 on 32-bit)
- * @consumed: the read position, as bytes since creation
- * @lost_full: records dropped because the reader had not freed space
- * @lost_wrap: records dropped because the next sub-buffer was still being
- *	committed
- * @lost_big: records dropped because they did not fit in a sub-buffer
- * @lost_nest: records dropped because writers nested too deeply
- * @lost_packets: overwrite mode: packets overwritten before being read
- * @lost_overwrite: overwrite mode: records in those packets
- */
-struct lrb_stats {
-	unsigned long records;
-	uint64_t produced;
-	uint64_t consumed;
-	unsigned long lost_full;
-	unsigned long lost_wrap;
-	unsigned long lost_big;
-	unsigned long lost_nest;
-	unsigned long lost_packets;
-	unsigned long lost_overwrite;
-};
-
-/**
  * struct lrb_subbuf - a sub-buffer held by a reader
  * @pos: position of the sub-buffer's first byte
  * @pages: its page addresses (chan->pages_per_subbuf of them)
@@ -194,14 +167,17 @@ void lrb_buf_flush_final(struct lrb_buf *buf, uint64_t tsc);
 /**
  * lrb_buf_stats() - sample a buffer's counters
  * @buf: the buffer
- * @stats: receives them
+ * @stats: receives them, as %LRB_IOC_GET_COUNTERS gives them: the counts
+ *	do not wrap (produced and consumed are bytes since creation, not
+ *	positions). packets_read, bytes_read and pages_spliced count what
+ *	lrb.ko's files hand to readers: this sets them to 0.
  *
  * Each counter is read atomically, but not all of them at one instant:
  * with writers running, they may disagree by the records in flight.
  *
  * Context: any context; does not sleep.
  */
-void lrb_buf_stats(struct lrb_buf *buf, struct lrb_stats *stats);
+void lrb_buf_stats(struct lrb_buf *buf, struct lrb_buf_counters *stats);
 
 /**
  * lrb_buf_lost() - records a buffer lost so far, all causes
@@ -278,9 +254,10 @@ unsigned long lrb_buf_complete(struct lrb_buf *buf, unsigned long max);
  * complete: nothing to read yet. In overwrite mode -EAGAIN means either
  * that, or that writers went round the ring and are rewriting the
  * sub-buffer at the read position: its packet is lost (a writer moves the
- * read position past it and counts it in lrb_stats.lost_packets), and a
- * later call returns the oldest complete one that remains. Both are
- * transient: wait (lrb_wait_readable(), poll()) and call again.
+ * read position past it and counts it in lrb_buf_counters.lost_packets,
+ * its records in lost_overwrite), and a later call returns the oldest
+ * complete one that remains. Both are transient: wait
+ * (lrb_wait_readable(), poll()) and call again.
  */
 int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb);
 

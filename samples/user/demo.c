@@ -264,12 +264,12 @@ int main(int argc, char **argv)
 	       "read", "lost", "lost pkts", "Mrec/s", "MB/s");
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		struct lrb_buf *buf = lrb_channel_nth_buf(chan, cpu);
-		struct lrb_stats st;
+		struct lrb_buf_counters st;
 
 		lrb_buf_stats(buf, &st);
-		printf("%4u %14lu %14lu %12lu %10lu %10.2f %9.1f\n", cpu,
+		printf("%4u %14lu %14lu %12lu %10llu %10.2f %9.1f\n", cpu,
 		       writers[cpu].written, counts[cpu].read, lrb_buf_lost(buf),
-		       st.lost_packets, writers[cpu].written / elapsed / 1e6,
+		       (unsigned long long)st.lost_packets, writers[cpu].written / elapsed / 1e6,
 		       counts[cpu].bytes / elapsed / 1e6);
 		total_w += writers[cpu].written;
 		total_r += counts[cpu].read;
@@ -278,15 +278,17 @@ int main(int argc, char **argv)
 		total_o += st.lost_overwrite;
 		total_d += writers[cpu].dropped;
 		/* the buffer's own count: right even if a writer migrated */
-		if (st.records != counts[cpu].read + st.lost_overwrite) {
-			printf("demo: cpu %u: ACCOUNTING MISMATCH: %lu records written != %lu read + %lu overwritten\n",
-			       cpu, st.records, counts[cpu].read,
-			       st.lost_overwrite);
+		if (st.records_written != counts[cpu].read + st.lost_overwrite) {
+			printf("demo: cpu %u: ACCOUNTING MISMATCH: %llu records written != %lu read + %llu overwritten\n",
+			       cpu, (unsigned long long)st.records_written,
+			       counts[cpu].read,
+			       (unsigned long long)st.lost_overwrite);
 			return 1;
 		}
 		if (st.lost_packets != counts[cpu].lost_packets) {
-			printf("demo: cpu %u: %lu packets missing from the sequence, %lu counted lost\n",
-			       cpu, counts[cpu].lost_packets, st.lost_packets);
+			printf("demo: cpu %u: %lu packets missing from the sequence, %llu counted lost\n",
+			       cpu, counts[cpu].lost_packets,
+			       (unsigned long long)st.lost_packets);
 			return 1;
 		}
 		lrb_reader_close(buf);

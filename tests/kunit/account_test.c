@@ -72,7 +72,7 @@ static void discard_full_accounting(struct kunit *test)
 	unsigned long per = per_packet(cfg, LRBK_LEN(100));
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	struct lrb_ctx ctx;
 	int ret;
 
@@ -161,7 +161,7 @@ static void discard_full_accounting(struct kunit *test)
 static unsigned long check_overwrite_end(struct lrbk_drain *d)
 {
 	struct kunit *test = d->test;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	unsigned long c, p;
 
 	lrb_buf_flush(d->buf);
@@ -170,7 +170,7 @@ static unsigned long check_overwrite_end(struct lrbk_drain *d)
 	KUNIT_EXPECT_EQ(test, d->gaps, (u64)st.lost_packets);
 	KUNIT_EXPECT_EQ(test, d->next_seq, d->packets + st.lost_packets);
 	KUNIT_EXPECT_EQ(test, d->model->next, d->model->n);
-	KUNIT_EXPECT_EQ(test, (u64)st.records,
+	KUNIT_EXPECT_EQ(test, (u64)st.records_written,
 			(u64)d->records + st.lost_overwrite);
 	KUNIT_EXPECT_EQ(test, lrb_buf_lost(d->buf), st.lost_overwrite);
 	KUNIT_EXPECT_EQ(test, d->last_discarded, (u64)st.lost_overwrite);
@@ -193,7 +193,7 @@ static void overwrite_gaps(struct kunit *test)
 	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
 	unsigned long per = per_packet(cfg, LRBK_LEN(100)), bad = 0;
 	struct lrbk_drain d;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	int i;
 
 	lrbk_set_clock(1);
@@ -204,7 +204,7 @@ static void overwrite_gaps(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0UL);
 	lrb_buf_stats(buf, &st);
-	KUNIT_EXPECT_EQ(test, st.records, 2000UL);
+	KUNIT_EXPECT_EQ(test, st.records_written, 2000UL);
 	KUNIT_EXPECT_EQ(test, lrb_buf_lost(buf), st.lost_overwrite);
 	KUNIT_EXPECT_GT(test, st.lost_packets, 40UL);
 	/* every packet overwritten was full; the two left hold the rest */
@@ -290,7 +290,7 @@ static void overwrite_snapshot(struct kunit *test)
 	unsigned long per = per_packet(cfg, LRBK_LEN(100)), bad = 0, c, p;
 	struct lrb_subbuf sb, sb2;
 	struct lrbk_drain d;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	unsigned long snap;
 	u8 *held, *again;
 	int i;
@@ -355,8 +355,8 @@ static void overwrite_snapshot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.next_seq, (u64)((2095 + per - 1) / per));
 	KUNIT_EXPECT_EQ(test, d.gaps, (u64)st.lost_packets);
 	KUNIT_EXPECT_EQ(test, m->next, m->n);
-	KUNIT_EXPECT_EQ(test, st.records, 2095UL);
-	KUNIT_EXPECT_EQ(test, st.records, d.records - snap + st.lost_overwrite);
+	KUNIT_EXPECT_EQ(test, st.records_written, 2095UL);
+	KUNIT_EXPECT_EQ(test, st.records_written, d.records - snap + st.lost_overwrite);
 	KUNIT_EXPECT_EQ(test, lrb_buf_lost(buf), st.lost_overwrite);
 	KUNIT_EXPECT_EQ(test, d.last_discarded, (u64)st.lost_overwrite);
 	lrb_reader_close(buf);
@@ -375,7 +375,7 @@ static void lost_wrap(struct kunit *test)
 	struct lrb_buf *buf = lrbk_my_buf(cfg, chan);
 	unsigned long ok = 0, again = 0, other = 0, fit0, per;
 	struct lrbk_drain d;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	struct lrb_ctx a;
 	int i, ret;
 
@@ -426,7 +426,7 @@ static void mixed_accounting(struct kunit *test)
 	struct lrb_buf *buf = lrb_channel_nth_buf(chan, 0);
 	unsigned long big = 0, full = 0, other = 0, inval = 0;
 	struct lrbk_drain d;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	int i, ret;
 
 	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
@@ -493,7 +493,7 @@ static void zero_length(struct kunit *test)
 	struct lrbk_model *m = lrbk_model_new(test, 16, false);
 	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dcl, SB4K, 4);
 	struct lrb_buf *buf = lrbk_my_buf(&cfg_dcl, chan);
-	struct lrb_stats st0, st;
+	struct lrb_buf_counters st0, st;
 	struct lrbk_drain d;
 	struct lrb_ctx ctx;
 	int i;

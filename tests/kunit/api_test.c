@@ -81,7 +81,7 @@ static void create_variants(struct kunit *test)
 	struct lrbk_model *m;
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	unsigned long c, p;
 	unsigned int i;
 
@@ -347,7 +347,7 @@ static void debug_cfg_check(struct kunit *test)
 	struct lrb_config copy = *cfg, other = *cfg;
 	struct lrb_chan *chan;
 	struct lrb_ctx ctx;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	unsigned long c, p, p2, records = 0;
 	unsigned int i;
 	uint64_t v = 7;
@@ -367,7 +367,7 @@ static void debug_cfg_check(struct kunit *test)
 	KUNIT_EXPECT_GT(test, p2, p);
 	for (i = 0; i < chan->nr_bufs; i++) {
 		lrb_buf_stats(lrb_channel_nth_buf(chan, i), &st);
-		records += st.records;
+		records += st.records_written;
 		KUNIT_EXPECT_EQ(test, lrb_buf_lost(lrb_channel_nth_buf(chan, i)), 0);
 	}
 	KUNIT_EXPECT_EQ(test, records, 2);
@@ -383,7 +383,7 @@ static void compact_layout(struct kunit *test)
 	struct lrb_packet_header h;
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	unsigned long c, p;
 	u8 data[256];
 	u32 w, i;
@@ -1076,7 +1076,7 @@ static void snapshot_discard(struct kunit *test)
 	unsigned long rec = (SB4K - 64) / 38 & ~3UL;
 	struct lrb_subbuf sb, sb2;
 	struct lrbk_drain d;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	unsigned long c, p;
 	u8 *snap0, *snap1, *tmp;
 	int i;

@@ -471,7 +471,7 @@ struct lrb_buf *lrbk_my_buf(const struct lrb_config *cfg,
 void lrbk_check_lost(struct kunit *test, struct lrb_buf *buf,
 		     unsigned long full, unsigned long big, unsigned long nest)
 {
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 
 	lrb_buf_stats(buf, &st);
 	KUNIT_EXPECT_EQ(test, st.lost_full, full);

@@ -500,7 +500,7 @@ static void late_delivery(struct kunit *test)
 	unsigned long hl = hdr_len(cfg), s100 = __lrb_slot_len(hl, 100), k, room;
 	unsigned long per = (SB4K - LRB_PACKET_HEADER_SIZE) / s100;
 	struct lrb_subbuf sb;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	struct nest_env e;
 	struct nrec *o;
 	int i;

@@ -660,7 +660,7 @@ static void st_verify_packet(struct st_run *run, struct st_rbuf *r,
 
 static unsigned long st_lost_full(struct lrb_buf *buf)
 {
-	struct lrb_stats s;
+	struct lrb_buf_counters s;
 
 	lrb_buf_stats(buf, &s);
 	return s.lost_full;
@@ -1028,7 +1028,7 @@ static void st_check(struct kunit *test, struct st_run *run,
 		struct st_rbuf *r = &run->rb[b];
 		struct st_wsum *w = &ws[b];
 		unsigned long npk, lost, refused;
-		struct lrb_stats s;
+		struct lrb_buf_counters s;
 		u64 expect, trail;
 
 		lrb_buf_stats(r->buf, &s);
@@ -1068,7 +1068,7 @@ static void st_check(struct kunit *test, struct st_run *run,
 		KUNIT_EXPECT_EQ_MSG(test, w->attempted, w->ok + refused,
 				    "%s: buf %u: attempted != written + refused",
 				    name, b);
-		KUNIT_EXPECT_EQ_MSG(test, (u64)s.records, w->ok,
+		KUNIT_EXPECT_EQ_MSG(test, (u64)s.records_written, w->ok,
 				    "%s: buf %u: records counted != written",
 				    name, b);
 		/* written = read + lost in overwritten packets, exactly */

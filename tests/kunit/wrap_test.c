@@ -51,7 +51,7 @@ static void check_drained(struct kunit *test, struct lrb_buf *buf,
 {
 	u64 read_to = start + (u64)(d->packets + d->gaps) * SB;
 	unsigned long consumed, produced;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 
 	lrb_positions(buf, &consumed, &produced);
 	KUNIT_EXPECT_EQ_MSG(test, consumed, wrapped(read_to),
@@ -64,12 +64,12 @@ static void check_drained(struct kunit *test, struct lrb_buf *buf,
 	KUNIT_EXPECT_EQ(test, st.produced, read_to);
 	/* 2^64 / SB packets fit where 2^64 bytes do not */
 	KUNIT_EXPECT_EQ(test, d->next_seq, start / SB + d->packets + d->gaps);
-	KUNIT_EXPECT_EQ(test, st.records, (unsigned long)m->n);
+	KUNIT_EXPECT_EQ(test, st.records_written, (unsigned long)m->n);
 	KUNIT_EXPECT_EQ(test, st.lost_wrap + st.lost_big + st.lost_nest, 0UL);
 	KUNIT_EXPECT_EQ(test, st.lost_full, m->failed);
 	KUNIT_EXPECT_EQ(test, st.lost_packets, (unsigned long)d->gaps);
 	/* read + lost = written, the records of overwritten packets too */
-	KUNIT_EXPECT_EQ(test, st.records, d->records + st.lost_overwrite);
+	KUNIT_EXPECT_EQ(test, st.records_written, d->records + st.lost_overwrite);
 	KUNIT_EXPECT_EQ(test, !st.lost_overwrite, !st.lost_packets);
 	KUNIT_EXPECT_EQ(test, lrb_buf_lost(buf), m->failed + st.lost_overwrite);
 }

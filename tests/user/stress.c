@@ -886,7 +886,7 @@ static void verify_packet(struct reader *r, const struct lrb_subbuf *sb,
 
 static u64 lost_full(struct lrb_buf *buf)
 {
-	struct lrb_stats s;
+	struct lrb_buf_counters s;
 
 	lrb_buf_stats(buf, &s);
 	return s.lost_full;
@@ -978,7 +978,7 @@ static void snapshot(struct reader *r)
 
 static u64 loss_metric(struct reader *r)
 {
-	struct lrb_stats s;
+	struct lrb_buf_counters s;
 
 	lrb_buf_stats(r->buf, &s);
 	return r->run->overwrite ? s.lost_packets : s.lost_full;
@@ -1223,7 +1223,7 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		struct reader *r = &run->r[b];
 		u64 written = 0, fail_b[NR_ERR] = { 0 }, buf_lost, npk, trail;
 		u64 expect;
-		struct lrb_stats s;
+		struct lrb_buf_counters s;
 		bool flush_closed;
 
 		lrb_buf_stats(r->buf, &s);
@@ -1273,8 +1273,8 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		      "%s: buf %u: packets read %llu + lost %llu != produced %llu",
 		      v->name, b, ULL(r->packets), ULL(r->gaps), ULL(npk));
 		CHECK(r->gaps == s.lost_packets,
-		      "%s: buf %u: packet seq gaps %llu != lost_packets %lu",
-		      v->name, b, ULL(r->gaps), s.lost_packets);
+		      "%s: buf %u: packet seq gaps %llu != lost_packets %llu",
+		      v->name, b, ULL(r->gaps), ULL(s.lost_packets));
 		/*
 		 * The reader frees a sub-buffer only once it was delivered,
 		 * that is fully committed: in discard mode a writer that finds
@@ -1282,8 +1282,8 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		 */
 		if (!run->overwrite)
 			CHECK(s.lost_packets == 0 && s.lost_wrap == 0,
-			      "%s: buf %u: discard mode lost packets %lu, lost_wrap (-EAGAIN) %lu: a writer failed on a sub-buffer another writer had just opened",
-			      v->name, b, s.lost_packets, s.lost_wrap);
+			      "%s: buf %u: discard mode lost packets %llu, lost_wrap (-EAGAIN) %llu: a writer failed on a sub-buffer another writer had just opened",
+			      v->name, b, ULL(s.lost_packets), ULL(s.lost_wrap));
 
 		/* records */
 		for (t = 0; t < run->nwriters; t++) {
@@ -1316,26 +1316,26 @@ static void run_variant(const struct variant *v, double seconds, bool signals)
 		}
 		/* exact in both modes: lost_overwrite is 0 in discard mode */
 		CHECK(r->records + s.lost_overwrite == written &&
-		      s.records == written,
-		      "%s: buf %u: records read %llu + lost_overwrite %lu != written %llu (counted %lu)",
-		      v->name, b, ULL(r->records), s.lost_overwrite,
-		      ULL(written), s.records);
+		      s.records_written == written,
+		      "%s: buf %u: records read %llu + lost_overwrite %llu != written %llu (counted %llu)",
+		      v->name, b, ULL(r->records), ULL(s.lost_overwrite),
+		      ULL(written), ULL(s.records_written));
 		CHECK(!s.lost_overwrite == !s.lost_packets,
-		      "%s: buf %u: lost_overwrite %lu with lost_packets %lu",
-		      v->name, b, s.lost_overwrite, s.lost_packets);
+		      "%s: buf %u: lost_overwrite %llu with lost_packets %llu",
+		      v->name, b, ULL(s.lost_overwrite), ULL(s.lost_packets));
 		tot_over += s.lost_overwrite;
 		if (!tot_fail_unattr[E_NOBUFS])
 			CHECK(s.lost_full == fail_b[E_NOBUFS],
-			      "%s: buf %u: lost_full %lu != -ENOBUFS %llu",
-			      v->name, b, s.lost_full, ULL(fail_b[E_NOBUFS]));
+			      "%s: buf %u: lost_full %llu != -ENOBUFS %llu",
+			      v->name, b, ULL(s.lost_full), ULL(fail_b[E_NOBUFS]));
 		if (!tot_fail_unattr[E_AGAIN])
 			CHECK(s.lost_wrap == fail_b[E_AGAIN],
-			      "%s: buf %u: lost_wrap %lu != -EAGAIN %llu",
-			      v->name, b, s.lost_wrap, ULL(fail_b[E_AGAIN]));
+			      "%s: buf %u: lost_wrap %llu != -EAGAIN %llu",
+			      v->name, b, ULL(s.lost_wrap), ULL(fail_b[E_AGAIN]));
 		if (!tot_fail_unattr[E_MSGSIZE])
 			CHECK(s.lost_big == fail_b[E_MSGSIZE],
-			      "%s: buf %u: lost_big %lu != -EMSGSIZE %llu",
-			      v->name, b, s.lost_big, ULL(fail_b[E_MSGSIZE]));
+			      "%s: buf %u: lost_big %llu != -EMSGSIZE %llu",
+			      v->name, b, ULL(s.lost_big), ULL(fail_b[E_MSGSIZE]));
 
 		/* events_discarded of the packets read */
 		CHECK(r->disc_backwards == 0,

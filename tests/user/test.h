@@ -161,7 +161,7 @@ static inline void test_tally(int ret, int err, unsigned long *ok,
 static inline void test_check_lost(struct lrb_buf *buf, unsigned long full,
 				   unsigned long big, unsigned long nest)
 {
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 
 	lrb_buf_stats(buf, &st);
 	CHECK_EQ(st.lost_full, full);

@@ -289,7 +289,7 @@ static void run_trace(const char *name, const struct lrb_config *cfg,
 	static struct expect e;
 	char trace[128], path[160];
 	struct lrb_chan *chan;
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 	struct lrb_buf *buf;
 	unsigned int i;
 	FILE *f;

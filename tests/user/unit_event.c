@@ -250,7 +250,7 @@ static void write_seqs(struct lrb_chan *chan)
 static void write_strs(struct lrb_chan *chan, struct lrb_buf *buf)
 {
 	char *big = malloc(MAX_STRING + 2);
-	struct lrb_stats st;
+	struct lrb_buf_counters st;
 
 	REQUIRE(big);
 	written(lrb_write_strs(&cfg, chan, 1, ""), fmt("{ seq = 1, s = \"\" }"));

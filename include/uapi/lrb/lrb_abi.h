@@ -153,7 +153,8 @@ struct lrb_positions {
 };
 
 /**
- * struct lrb_buf_counters - one buffer's counters, cumulative
+ * struct lrb_buf_counters - one buffer's counters, cumulative (what
+ *	lrb_buf_stats() samples, and %LRB_IOC_GET_COUNTERS gives)
  * @records_written: records committed by writers
  * @lost_full: records dropped because the reader had not freed space
  *	(discard mode)
@@ -165,7 +166,8 @@ struct lrb_positions {
  *	mode); they show as gaps in packet sequence numbers
  * @produced: bytes reserved by writers
  * @consumed: bytes released by consuming readers
- * @packets_read: packets handed to readers whole: read or spliced to their
+ * @packets_read: lrb.ko's files only (lrb_buf_stats() gives 0 for this
+ *	and the next two): packets handed to readers whole: read or spliced to their
  *	end, or released by %LRB_IOC_PUT_SUBBUF after %LRB_IOC_GET_NEXT_SUBBUF
  * @bytes_read: packet bytes handed to readers (a packet held when its file
  *	is closed is consumed, and counts only for what was read of it)
