@@ -198,7 +198,11 @@ static void check_lrb_dump(const char *trace, const struct expect *e)
 			check_event(trace, e, n++, cycles, name, seq, ts, line,
 				    &bad);
 		} else if (sscanf(line, "[%*u] cpu %*u discarded: %lu events",
+				  &k) == 1 ||
+			   sscanf(line,
+				  "[%*u] cpu %*u discarded: up to %lu events",
 				  &k) == 1) {
+			/* The first packet's count is since the creation. */
 			discarded += k;
 		} else if (sscanf(line, "[%*u] cpu %*u lost: %lu packets",
 				  &k) == 1) {
