@@ -42,7 +42,7 @@ PREFIX ?= /usr/local
 VERSION := 0.1.0
 
 LIB_SRCS := lib/backend.c lib/channel.c lib/decode.c lib/frontend.c \
-	    lib/metadata.c \
+	    lib/metadata.c lib/region.c \
 	    lib/reader.c lib/port_user.c
 UNIT_TESTS := unit_api unit_decode unit_ctf unit_event
 USER_TESTS := $(UNIT_TESTS) stress kunit_user

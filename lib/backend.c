@@ -29,21 +29,28 @@ struct lrb_buf *lrb_buf_alloc(struct lrb_chan *chan, unsigned int cpu)
 	buf->chan = chan;
 	buf->cpu = cpu;
 	__lrb_port_wait_init(buf);
-	buf->commit = __lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->commit),
-					node);
 	buf->records = __lrb_port_zalloc(2 * chan->num_subbuf *
 					 sizeof(*buf->records), node);
 	buf->pages = __lrb_port_zalloc(nr_pages * sizeof(*buf->pages), node);
-	if (!buf->commit || !buf->records || !buf->pages)
+	if (!buf->records || !buf->pages)
 		goto fail;
+	if (chan->region) {
+		lrb_region_buf_attach(buf);
+	} else {
+		buf->commit = __lrb_port_zalloc(chan->num_subbuf *
+						sizeof(*buf->commit), node);
+		if (!buf->commit)
+			goto fail;
+	}
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE) {
 		buf->records_base = __lrb_port_zalloc(2 * chan->num_subbuf *
 						      sizeof(*buf->records_base),
 						      node);
 		if (!buf->records_base)
 			goto fail;
-		buf->wsb = __lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->wsb),
-					     node);
+		if (!chan->region)
+			buf->wsb = __lrb_port_zalloc(chan->num_subbuf *
+						     sizeof(*buf->wsb), node);
 		if (!buf->wsb)
 			goto fail;
 		/* sub-buffer i starts in slot i, in lap 0, not delivered */
@@ -51,7 +58,7 @@ struct lrb_buf *lrb_buf_alloc(struct lrb_chan *chan, unsigned int cpu)
 			__lrb_atomic_set(&buf->wsb[i], i);
 		buf->spare = chan->num_subbuf;
 	}
-	for (i = 0; i < nr_pages; i++) {
+	for (i = 0; i < nr_pages && !chan->region; i++) {
 		buf->pages[i] = __lrb_port_alloc_page(node);
 		if (!buf->pages[i])
 			goto fail;
@@ -71,16 +78,19 @@ void lrb_buf_free(struct lrb_buf *buf)
 {
 	unsigned long i, nr_pages;
 
-	if (buf->pages) {
+	/* a persistent channel's state and pages are the region's */
+	if (buf->pages && !buf->chan->region) {
 		nr_pages = __lrb_nr_slots(buf->chan) * buf->chan->pages_per_subbuf;
 		for (i = 0; i < nr_pages && buf->pages[i]; i++)
 			__lrb_port_free_page(buf->pages[i]);
 	}
 	__lrb_port_free(buf->pages);
-	__lrb_port_free(buf->wsb);
 	__lrb_port_free(buf->records_base);
 	__lrb_port_free(buf->records);
-	__lrb_port_free(buf->commit);
+	if (!buf->chan->region) {
+		__lrb_port_free(buf->wsb);
+		__lrb_port_free(buf->commit);
+	}
 	__lrb_port_wait_fini(buf);
 	__lrb_port_free(buf);
 }

@@ -24,6 +24,9 @@ static int lrb_check_config(const struct lrb_config *cfg)
 		return -EINVAL;
 	if (!cfg->cb.clock_read)
 		return -EINVAL;
+	/* a flight recorder: see Documentation/design.rst */
+	if (cfg->persistent && cfg->mode != LRB_MODE_OVERWRITE)
+		return -EINVAL;
 	return 0;
 }
 
@@ -55,6 +58,9 @@ static int lrb_check_attr(const struct lrb_config *cfg,
 	/* a lap number needs some bits of a position */
 	if (lrb_order(attr->subbuf_size) + lrb_order(attr->num_subbuf) >
 	    sizeof(long) * 8 - 8)
+		return -EINVAL;
+	/* a persistent channel lives in a region, and only such a channel */
+	if (!cfg->persistent != !attr->region)
 		return -EINVAL;
 	if (cfg->alloc == LRB_ALLOC_GLOBAL)
 		return attr->nr_cpus ? 0 : -EINVAL;
@@ -100,6 +106,13 @@ int lrb_channel_create(const struct lrb_config *cfg,
 	chan->stream_id = attr->stream_id;
 	chan->priv = attr->priv;
 
+	if (attr->region) {
+		ret = lrb_region_format(chan, attr);
+		if (ret) {
+			__lrb_port_free(chan);
+			return ret;
+		}
+	}
 	chan->bufs = __lrb_port_zalloc(chan->nr_bufs * sizeof(*chan->bufs), -1);
 	if (!chan->bufs)
 		goto nomem;

@@ -55,6 +55,7 @@ EXPORT_SYMBOL_GPL(__lrb_bad_cfg);
  */
 int __lrb_nesting_exceeded(struct lrb_buf *buf)
 {
+	lrb_region_count_lost(buf, LRB_REGION_LOST_NEST);
 	__lrb_v_inc(lrb_chan_per_cpu(buf->chan), &buf->lost_nest);
 	return -EBUSY;
 }
@@ -142,6 +143,8 @@ static void lrb_commit_bytes(struct lrb_buf *buf, unsigned long pos,
 	smp_wmb();
 	cc = __lrb_v_add_return(lrb_chan_per_cpu(chan), len,
 				&buf->commit[__lrb_subbuf_index(chan, pos)]);
+	if (chan->cfg->persistent)
+		__lrb_commit_mark(lrb_chan_per_cpu(chan), buf, pos, cc);
 	if (__lrb_commit_done(chan, cc, __lrb_lap(chan, pos) + 1))
 		__lrb_deliver(buf, pos);
 }
@@ -337,6 +340,9 @@ static int lrb_count_lost(struct lrb_buf *buf, int err)
 {
 	bool per_cpu = lrb_chan_per_cpu(buf->chan);
 
+	lrb_region_count_lost(buf, err == -ENOBUFS ? LRB_REGION_LOST_FULL :
+				   err == -EAGAIN  ? LRB_REGION_LOST_WRAP :
+						     LRB_REGION_LOST_BIG);
 	if (err == -ENOBUFS)
 		__lrb_v_inc(per_cpu, &buf->lost_full);
 	else if (err == -EAGAIN)

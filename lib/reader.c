@@ -232,7 +232,8 @@ void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
 {
 	void *fresh, *old;
 
-	if (!buf->holding || !buf->held_consuming ||
+	/* a region's pages are not the library's to give away */
+	if (!buf->holding || !buf->held_consuming || buf->chan->region ||
 	    sb->slot != buf->held_slot || i >= buf->chan->pages_per_subbuf)
 		return NULL;
 	fresh = __lrb_port_alloc_page(__lrb_port_cpu_node(buf->cpu));

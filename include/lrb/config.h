@@ -90,6 +90,9 @@ struct lrb_client_cb {
  * @tsc_bits: timestamp bits in a compact header (1 to 31; 27 is the usual
  *	choice, leaving 5 bits of event id); ignored by the large layout
  * @cb: client callbacks
+ * @persistent: channels live in a caller's region (lrb_chan_attr.region)
+ *	that outlives a crash; commits then record how far the packet is
+ *	committed without a hole (the commit mark, see lib/region.c)
  */
 struct lrb_config {
 	enum lrb_mode mode;
@@ -98,6 +101,7 @@ struct lrb_config {
 	enum lrb_header_layout header;
 	unsigned int tsc_bits;
 	struct lrb_client_cb cb;
+	bool persistent;
 };
 
 #ifdef __cplusplus

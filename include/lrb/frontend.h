@@ -346,6 +346,8 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	__LRB_TEST_HOOK(BEFORE_COMMIT_ADD, ctx);
 	cc = __lrb_v_add_return(__lrb_per_cpu(cfg), slot_end - ctx->begin,
 				&buf->commit[idx]);
+	if (cfg->persistent)
+		__lrb_commit_mark(__lrb_per_cpu(cfg), buf, ctx->begin, cc);
 	__LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
 	if (__lrb_unlikely(__lrb_commit_done(chan, cc, __lrb_lap(chan, ctx->begin) + 1)))
 		__lrb_deliver(buf, ctx->begin);

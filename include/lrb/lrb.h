@@ -33,6 +33,12 @@ extern "C" {
  *	buffer c % nr_cpus. Ignored (but must not be 0) for global channels.
  * @stream_id: CTF stream id written into every packet header
  * @priv: client data, left in chan->priv
+ * @region: for a persistent configuration (and only then): page-aligned
+ *	memory the channel is laid out in, which it neither allocates nor
+ *	frees (see lrb_region_size())
+ * @region_size: bytes at @region
+ * @run_id: identifier of this boot or process, kept in the region
+ * @metadata: CTF metadata text kept in the region for recovery, or NULL
  */
 struct lrb_chan_attr {
 	unsigned long subbuf_size;
@@ -40,6 +46,10 @@ struct lrb_chan_attr {
 	unsigned int nr_cpus;
 	uint32_t stream_id;
 	void *priv;
+	void *region;
+	unsigned long region_size;
+	uint64_t run_id;
+	const char *metadata;
 };
 
 /**
@@ -71,11 +81,17 @@ struct lrb_subbuf {
  * @chanp: receives the channel
  *
  * Allocates every buffer up front (one per CPU, or one global buffer),
- * each with zeroed pages. The channel accepts records at once.
+ * each with zeroed pages. The channel accepts records at once. A
+ * persistent channel (@cfg->persistent) is laid out afresh in
+ * @attr->region instead: its buffers' pages and state are the region's,
+ * whatever the region held before is gone (recover it first), and only
+ * the small per-buffer structures are allocated.
  *
  * Context: process context; may sleep (allocates with GFP_KERNEL).
- * Return: 0, -EINVAL if @cfg or @attr is invalid, -ENOMEM if memory ran out
- * (nothing is left allocated).
+ * Return: 0, -EINVAL if @cfg or @attr is invalid (for a persistent
+ * channel also: not overwrite, region not page aligned or smaller than
+ * lrb_region_size()), -ENOMEM if memory ran out (nothing is left
+ * allocated).
  */
 int lrb_channel_create(const struct lrb_config *cfg,
 		       const struct lrb_chan_attr *attr,
@@ -311,8 +327,8 @@ int lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb);
  * Context: the reader's context; may sleep in the kernel (the replacement
  * page is allocated with GFP_KERNEL).
  * Return: the page, now the caller's to free, or NULL if @sb is not held
- * for consumption, @i is out of range, or no page could be allocated;
- * nothing changes then.
+ * for consumption, the channel is persistent (its pages are the region's),
+ * @i is out of range, or no page could be allocated; nothing changes then.
  */
 void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
 			    unsigned long i);

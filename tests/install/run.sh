@@ -108,7 +108,7 @@ leak_idents=(u8 u16 u32 u64 s8 s16 s32 s64 lrb_reserve_slow lrb_write_slow
 	cat <<'EOF'
 static const struct lrb_config cfg = {
 	LRB_MODE_DISCARD, LRB_ALLOC_PER_CPU, LRB_WAKEUP_BY_WRITER,
-	LRB_HEADER_COMPACT, 27, { lrb_clock_default, NULL, NULL },
+	LRB_HEADER_COMPACT, 27, { lrb_clock_default, NULL, NULL }, false,
 };
 
 /* LRB_EVENT() with every kind of field, expanded in C and in C++ */
@@ -124,7 +124,8 @@ int main(void)
 {
 	const struct lrb_event_desc *const events[] = { &lrb_event_every_kind };
 	struct lrb_metadata_attr meta = { 1000000000, 0, 0, events, 1 };
-	struct lrb_chan_attr attr = { 4 * LRB_PAGE_SIZE, 4, 1, 0, NULL };
+	struct lrb_chan_attr attr = { 4 * LRB_PAGE_SIZE, 4, 1, 0, NULL,
+				      NULL, 0, 0, NULL };
 	const int16_t arr[2] = { -1, 1 };
 	const int32_t seq[2] = { 1, 2 };
 	struct lrb_chan *chan;

@@ -86,6 +86,9 @@ static __always_inline bool __lrb_pos_before(unsigned long a, unsigned long b)
  *	(see __lrb_records_index()), all laps so far; their sum is the count
  *	of records committed
  * @wsb: overwrite mode: per sub-buffer, slot, noref flag and lap
+ * @mark: persistent channels: per sub-buffer, the commit mark (a position
+ *	up to which every byte of its lap is committed; __lrb_commit_mark())
+ * @region_lost: persistent channels: the loss counters in the region
  * @pages: page addresses, chan->pages_per_subbuf per slot
  * @chan: owning channel
  * @cpu: CPU this buffer belongs to (0 for a global buffer)
@@ -117,6 +120,8 @@ struct lrb_buf {
 	union __lrb_v *commit;
 	union __lrb_v *records;
 	struct __lrb_atomic *wsb;
+	union __lrb_v *mark;
+	union __lrb_v *region_lost;
 	void **pages;
 	struct lrb_chan *chan;
 	unsigned int cpu;
@@ -153,6 +158,7 @@ struct lrb_buf {
  * @pages_per_subbuf: pages per sub-buffer
  * @stream_id: CTF stream id written in every packet header
  * @priv: client data
+ * @region: the region a persistent channel lives in, or NULL
  */
 struct lrb_chan {
 	const struct lrb_config *cfg;
@@ -165,6 +171,7 @@ struct lrb_chan {
 	unsigned int pages_per_subbuf;
 	uint32_t stream_id;
 	void *priv;
+	void *region;
 };
 
 static __always_inline unsigned long __lrb_subbuf_offset(const struct lrb_chan *chan,
@@ -264,6 +271,30 @@ static __always_inline void **__lrb_slot_pages(const struct lrb_chan *chan,
 					       unsigned long slot)
 {
 	return buf->pages + slot * chan->pages_per_subbuf;
+}
+
+/*
+ * Persistent channels: after adding to the commit count of the sub-buffer
+ * holding position @pos and getting @cc, record the commit mark if every
+ * byte reserved in the sub-buffer is now committed. The add came first, so
+ * every byte it counted lies below the write position read here (which
+ * never moves back over a committed record): if they add up to the whole
+ * distance from the sub-buffer's start, the prefix up to that position has
+ * no hole. A late store only leaves an older mark, which is still true.
+ */
+static __always_inline void __lrb_commit_mark(bool per_cpu, struct lrb_buf *buf,
+					      unsigned long pos, unsigned long cc)
+{
+	const struct lrb_chan *chan = buf->chan;
+	unsigned long start = pos & ~(chan->subbuf_size - 1);
+	unsigned long done = (cc - (__lrb_lap(chan, pos) << chan->subbuf_order)) &
+			     (__LRB_POS_MASK >> chan->num_subbuf_order);
+	unsigned long w = __lrb_align(__lrb_write_pos(__lrb_v_read(per_cpu,
+								   &buf->offset))) &
+			  __LRB_POS_MASK;
+
+	if (__lrb_pos_dist(start, w) == done)
+		__lrb_v_set(per_cpu, &buf->mark[__lrb_subbuf_index(chan, pos)], w);
 }
 
 static __always_inline struct lrb_buf *__lrb_this_cpu_buf(const struct lrb_config *cfg,
