@@ -43,9 +43,9 @@ VERSION := 0.1.0
 
 LIB_SRCS := lib/backend.c lib/channel.c lib/decode.c lib/frontend.c \
 	    lib/metadata.c lib/region.c \
-	    lib/reader.c lib/port_user.c
+	    lib/reader.c lib/port_user.c lib/region_user.c
 UNIT_TESTS := unit_api unit_decode unit_ctf unit_event
-USER_TESTS := $(UNIT_TESTS) stress kunit_user
+USER_TESTS := $(UNIT_TESTS) stress kunit_user persist
 # The KUnit-form suites (tests/kunit/<name>.c) that also run in user space,
 # in kunit_user, through the shim of tests/user/kunit-shim: a new suite
 # that runs in both builds is one more name here.

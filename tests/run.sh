@@ -96,7 +96,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
 for v in rel asan; do
-	for t in unit_api unit_decode unit_ctf unit_event; do
+	for t in unit_api unit_decode unit_ctf unit_event persist; do
 		run "$t [$v]" $B/$v/tests/$t
 	done
 done

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Persistent channels in files (lib/region.c, lib/region_user.c):
+ *
+ * - exact: records written into a file-backed channel, the channel left
+ *   as a crash leaves it, are all recovered, in order, nothing dropped; a
+ *   record reserved and never committed is dropped with exactly the bytes
+ *   committed after it;
+ * - kill: a child process writes from several threads into a file-backed
+ *   channel and is SIGKILLed at a random instant, many rounds; the parent
+ *   recovers the file and checks every record (payload checksum), that
+ *   each thread's records are gap-free except where a counted loss says
+ *   otherwise, that only torn states are dropped, and that each thread's
+ *   last recovered record is among its last written;
+ * - corrupt: the files of killed children with random bytes overwritten at
+ *   random offsets (header, metadata, descriptors, packets), recovered from
+ *   a read-only mapping between inaccessible pages: never a crash, never a
+ *   read outside the region, and every packet kept decodes and every
+ *   record kept that no overwritten byte touches is intact;
+ * - bad regions: random bytes, a header written halfway, another layout
+ *   version, a truncated file are refused with a reason.
+ *
+ * Usage: persist [ROUNDS [TRIALS]] (default 150 kill rounds, 3000 corrupt
+ * trials).
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "test.h"
+#include <lrb/region_file.h>
+
+#define P_ID 1
+#define P_THREADS 4
+#define P_SUBBUF 4096UL
+#define P_NUM_SUBBUF 16UL
+#define P_PAGE 4096UL
+/* records of a packet: compact header and payload */
+#define P_PER_PACKET (P_SUBBUF / (4 + sizeof(struct p_rec)))
+
+struct p_rec {
+	u32 thread;
+	u32 pad;
+	u64 seq;
+	u64 sum;
+};
+
+/* What the child's threads last committed, for the parent to compare. */
+struct p_shared {
+	u64 last[P_THREADS];
+	int written[P_THREADS];
+};
+
+static const struct lrb_config p_global = {
+	.mode = LRB_MODE_OVERWRITE,
+	.alloc = LRB_ALLOC_GLOBAL,
+	.wakeup = LRB_WAKEUP_BY_TIMER,
+	.header = LRB_HEADER_COMPACT,
+	.tsc_bits = 27,
+	.persistent = true,
+	.cb = { .clock_read = lrb_clock_default },
+};
+
+static const struct lrb_config p_percpu = {
+	.mode = LRB_MODE_OVERWRITE,
+	.alloc = LRB_ALLOC_PER_CPU,
+	.wakeup = LRB_WAKEUP_BY_TIMER,
+	.header = LRB_HEADER_COMPACT,
+	.tsc_bits = 27,
+	.persistent = true,
+	.cb = { .clock_read = lrb_clock_default },
+};
+
+/* refused: a persistent channel is an overwrite channel */
+static const struct lrb_config p_discard = {
+	.mode = LRB_MODE_DISCARD,
+	.alloc = LRB_ALLOC_GLOBAL,
+	.wakeup = LRB_WAKEUP_BY_TIMER,
+	.header = LRB_HEADER_COMPACT,
+	.tsc_bits = 27,
+	.persistent = true,
+	.cb = { .clock_read = lrb_clock_default },
+};
+
+static char p_path[256];
+
+static u64 p_sum(u32 thread, u64 seq)
+{
+	u64 z = seq + ((u64)thread << 56) + 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static long p_payload_size(const struct lrb_decoder *dec, u32 id,
+			   const u8 *payload, unsigned long avail)
+{
+	(void)dec;
+	(void)payload;
+	if (id != P_ID || avail < sizeof(struct p_rec))
+		return -EINVAL;
+	return sizeof(struct p_rec);
+}
+
+static const struct lrb_decoder p_dec = {
+	.header = LRB_HEADER_COMPACT,
+	.tsc_bits = 27,
+	.payload_size = p_payload_size,
+};
+
+static int p_write(const struct lrb_config *cfg, struct lrb_chan *chan,
+		   u32 thread, u64 seq)
+{
+	struct p_rec r = { .thread = thread, .seq = seq,
+			   .sum = p_sum(thread, seq) };
+
+	if (cfg->alloc == LRB_ALLOC_GLOBAL)
+		return lrb_event_write(&p_global, chan, P_ID, &r, sizeof(r));
+	return lrb_event_write(&p_percpu, chan, P_ID, &r, sizeof(r));
+}
+
+static struct lrb_chan_attr p_attr(void)
+{
+	struct lrb_chan_attr attr = {
+		.subbuf_size = P_SUBBUF,
+		.num_subbuf = P_NUM_SUBBUF,
+		.nr_cpus = 2,
+		.run_id = (u64)getpid(),
+		.metadata = "/* CTF 1.8 */\n",
+	};
+
+	return attr;
+}
+
+/* A record of a recovered packet, checked; returns false if corrupt. */
+static bool p_record_ok(const struct lrb_record *rec, struct p_rec *out)
+{
+	if (rec->len != sizeof(*out))
+		return false;
+	memcpy(out, rec->payload, sizeof(*out));
+	return out->thread < P_THREADS && out->sum == p_sum(out->thread,
+							     out->seq);
+}
+
+/*
+ * Per thread: the last sequence number seen (or -1), the highest, and
+ * whether the check allows a jump (a counted loss since).
+ */
+struct p_order {
+	long long last[P_THREADS];
+	long long max[P_THREADS];
+	unsigned long gaps_unexplained;
+	unsigned long backwards;
+	unsigned long bad_records;
+	unsigned long undecodable;
+	unsigned long bad_packets;
+	unsigned long records;
+};
+
+/*
+ * Walk the packets of buffer @b of @rec as a trace reader gets them
+ * (lrb_recovery_copy(), then the decoder). @corrupt lists overwritten
+ * region offsets (@nr_corrupt): a record touching one need not be intact.
+ * @gapless: records of a thread must follow each other where no loss was
+ * counted (one buffer holds all of them).
+ */
+static void p_walk(const struct lrb_recovery *rec, unsigned int b,
+		   struct p_order *o, const unsigned long *corrupt,
+		   unsigned int nr_corrupt, bool gapless)
+{
+	const struct lrb_rec_buf *rb = &rec->bufs[b];
+	static u8 copy[P_SUBBUF];
+	u64 prev_seq = 0, prev_disc = 0, prev_end = 0;
+	bool prev_cut = false;
+	unsigned int i, c;
+
+	/* a thread's records are in order within each buffer */
+	for (i = 0; i < P_THREADS; i++)
+		o->last[i] = -1;
+	for (i = 0; i < rb->nr_packets; i++) {
+		const struct lrb_rec_packet *pk = &rb->packets[i];
+		struct lrb_packet_iter it;
+		struct lrb_record r;
+		struct p_rec pr;
+		bool lossy, touched;
+		u64 n = 0;
+		long len;
+		int ret;
+
+		len = lrb_recovery_copy(rec, b, i, copy, sizeof(copy));
+		if (len != (long)pk->size ||
+		    lrb_packet_open(&it, &p_dec, copy, len)) {
+			o->bad_packets++;
+			continue;
+		}
+		lossy = !i || pk->header.packet_seq_num != prev_seq + 1 ||
+			prev_cut || pk->header.events_discarded != prev_disc;
+		if (i && (pk->header.events_discarded < prev_disc ||
+			  pk->header.timestamp_begin < prev_end ||
+			  pk->header.packet_seq_num <= prev_seq))
+			o->bad_packets++;
+		prev_seq = pk->header.packet_seq_num;
+		prev_disc = pk->header.events_discarded;
+		prev_end = pk->header.timestamp_end;
+		prev_cut = pk->cut;
+		while ((ret = lrb_packet_next(&it, &r)) > 0) {
+			unsigned long from = pk->offset + r.offset;
+			unsigned long to = from + (r.payload - copy -
+						   r.offset) + r.len;
+
+			n++;
+			o->records++;
+			touched = false;
+			for (c = 0; c < nr_corrupt; c++)
+				if (corrupt[c] >= from && corrupt[c] < to)
+					touched = true;
+			if (!p_record_ok(&r, &pr)) {
+				if (!touched)
+					o->bad_records++;
+				continue;
+			}
+			if (r.timestamp > pk->header.timestamp_end)
+				o->bad_packets++;
+			if ((long long)pr.seq <= o->last[pr.thread]) {
+				if (!nr_corrupt)
+					o->backwards++;
+			} else if (gapless && !lossy &&
+				   o->last[pr.thread] >= 0 &&
+				   (long long)pr.seq != o->last[pr.thread] + 1) {
+				o->gaps_unexplained++;
+			}
+			o->last[pr.thread] = pr.seq;
+			if ((long long)pr.seq > o->max[pr.thread])
+				o->max[pr.thread] = pr.seq;
+		}
+		if (ret < 0 || n != pk->records)
+			o->undecodable++;
+	}
+}
+
+static void p_order_init(struct p_order *o)
+{
+	unsigned int t;
+
+	memset(o, 0, sizeof(*o));
+	for (t = 0; t < P_THREADS; t++)
+		o->last[t] = o->max[t] = -1;
+}
+
+static u64 p_drops(const struct lrb_recovery *rec, enum lrb_drop_cause cause,
+		   int what)
+{
+	u64 sum = 0;
+	unsigned int b;
+
+	for (b = 0; b < rec->nr_bufs; b++) {
+		const struct lrb_recovery_stats *st = &rec->bufs[b].stats;
+
+		sum += what == 0 ? st->drop_packets[cause] :
+		       what == 1 ? st->drop_records[cause] :
+				   st->drop_bytes[cause];
+	}
+	return sum;
+}
+
+static u64 p_recovered(const struct lrb_recovery *rec)
+{
+	u64 sum = 0;
+	unsigned int b;
+
+	for (b = 0; b < rec->nr_bufs; b++)
+		sum += rec->bufs[b].stats.records;
+	return sum;
+}
+
+/* Records written by one thread, all kept in order, none dropped. */
+static void test_exact(void)
+{
+	struct lrb_chan_attr attr = p_attr();
+	struct lrb_recovery *rec;
+	struct lrb_chan *chan;
+	const char *why = NULL;
+	struct lrb_ctx ctx;
+	struct p_order o;
+	u64 seq, tail_bytes = 0;
+	int c;
+
+	CHECK_EQ(lrb_region_file_create(p_path, &p_global, &attr, &chan), 0);
+	for (seq = 0; seq < 100; seq++)
+		CHECK_EQ(p_write(&p_global, chan, 0, seq), 0);
+	/* the file as a crash leaves it: nothing flushed, nothing closed */
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (!rec)
+		return;
+	CHECK_EQ(p_recovered(rec), 100);
+	CHECK_EQ(rec->bufs[0].nr_packets, 1);
+	CHECK(rec->bufs[0].packets[0].open);
+	for (c = 0; c < LRB_DROP_NR; c++)
+		CHECK_EQ(c * 1000000 + p_drops(rec, c, 0) + p_drops(rec, c, 2), c * 1000000);
+	p_order_init(&o);
+	p_walk(rec, 0, &o, NULL, 0, true);
+	CHECK_EQ(o.records, 100);
+	CHECK_EQ(o.max[0], 99);
+	CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
+			 o.undecodable + o.bad_packets, 0);
+	CHECK(!memcmp(rec->metadata, "/* CTF 1.8 */\n", rec->metadata_size));
+	CHECK_EQ(rec->header.run_id, (u64)getpid());
+	lrb_region_file_release(rec);
+
+	/* round the ring several times: the newest packets, gap-free */
+	for (; seq < 3000; seq++)
+		CHECK_EQ(p_write(&p_global, chan, 0, seq), 0);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (!rec)
+		return;
+	CHECK_EQ(rec->bufs[0].nr_packets, P_NUM_SUBBUF);
+	for (c = 0; c < LRB_DROP_NR; c++)
+		CHECK_EQ(c * 1000000 + p_drops(rec, c, 0) + p_drops(rec, c, 2), c * 1000000);
+	p_order_init(&o);
+	p_walk(rec, 0, &o, NULL, 0, true);
+	CHECK_EQ(o.max[0], 2999);
+	/* the 16 packets: 15 complete ones and the open one */
+	CHECK(o.records >= (P_NUM_SUBBUF - 1) *
+				   ((P_SUBBUF - LRB_PACKET_HEADER_SIZE) /
+				    (4 + sizeof(struct p_rec))));
+	CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
+			 o.undecodable + o.bad_packets, 0);
+	CHECK_EQ(o.records, p_recovered(rec));
+	lrb_region_file_release(rec);
+
+	/*
+	 * A record reserved and never committed (a writer stopped by the
+	 * crash), then records committed after it (nested writers): only
+	 * those before it are kept, and the bytes after it are counted.
+	 */
+	CHECK_EQ(lrb_reserve(&p_global, chan, &ctx, P_ID, sizeof(struct p_rec)),
+		 0);
+	for (c = 0; c < 3; c++) {
+		CHECK_EQ(p_write(&p_global, chan, 1, c), 0);
+		tail_bytes += 4 + sizeof(struct p_rec);
+	}
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (rec) {
+		p_order_init(&o);
+		p_walk(rec, 0, &o, NULL, 0, true);
+		CHECK_EQ(o.max[0], 2999);
+		CHECK_EQ(o.max[1], -1);
+		CHECK_EQ(p_drops(rec, LRB_DROP_UNCOMMITTED, 2), tail_bytes);
+		CHECK_EQ(p_drops(rec, LRB_DROP_UNCOMMITTED, 0), 0);
+		CHECK(rec->bufs[0].packets[rec->bufs[0].nr_packets - 1].cut);
+		lrb_region_file_release(rec);
+	}
+	/* committed at last, the hole closes: everything is kept */
+	{
+		struct p_rec r = { .thread = 2, .seq = 0, .sum = p_sum(2, 0) };
+
+		lrb_write(&ctx, &r, sizeof(r));
+		lrb_commit(&p_global, &ctx);
+	}
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (rec) {
+		p_order_init(&o);
+		p_walk(rec, 0, &o, NULL, 0, true);
+		CHECK_EQ(o.max[1], 2);
+		CHECK_EQ(o.max[2], 0);
+		CHECK_EQ(p_drops(rec, LRB_DROP_UNCOMMITTED, 2), 0);
+		lrb_region_file_release(rec);
+	}
+	lrb_region_file_destroy(chan);
+}
+
+static volatile int p_go;
+
+struct p_thread {
+	const struct lrb_config *cfg;
+	struct lrb_chan *chan;
+	struct p_shared *sh;
+	u32 id;
+};
+
+static void *p_writer(void *arg)
+{
+	struct p_thread *t = arg;
+	u64 seq;
+
+	lrb_thread_init();
+	for (seq = 0;; seq++) {
+		if (!p_write(t->cfg, t->chan, t->id, seq))
+			WRITE_ONCE(t->sh->last[t->id], seq);
+		if (seq == 200)
+			WRITE_ONCE(t->sh->written[t->id], 1);
+	}
+	return NULL;
+}
+
+static void __attribute__((noreturn)) p_child(const struct lrb_config *cfg,
+					      struct p_shared *sh)
+{
+	struct lrb_chan_attr attr = p_attr();
+	struct p_thread t[P_THREADS];
+	pthread_t tid;
+	struct lrb_chan *chan;
+	u32 i;
+
+	if (lrb_region_file_create(p_path, cfg, &attr, &chan))
+		_exit(1);
+	for (i = 0; i < P_THREADS; i++) {
+		t[i] = (struct p_thread){ cfg, chan, sh, i };
+		if (pthread_create(&tid, NULL, p_writer, &t[i]))
+			_exit(1);
+	}
+	for (;;)
+		pause();
+}
+
+/* Fork a writer child, let it write, kill it. Returns false on failure. */
+static bool p_run_child(const struct lrb_config *cfg, struct p_shared *sh,
+			unsigned int delay_us)
+{
+	struct timespec ts = { 0, 100000 };
+	int status, i, ready;
+	unsigned int waited;
+	pid_t pid;
+
+	memset(sh, 0, sizeof(*sh));
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (!pid)
+		p_child(cfg, sh);
+	for (waited = 0; waited < 50000; waited++) {
+		for (ready = 0, i = 0; i < P_THREADS; i++)
+			ready += READ_ONCE(sh->written[i]);
+		if (ready == P_THREADS || waitpid(pid, &status, WNOHANG))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	usleep(delay_us);
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid)
+		return false;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+	       ready == P_THREADS;
+}
+
+struct p_totals {
+	u64 records;
+	u64 drops[3][LRB_DROP_NR];
+	long long max_distance;
+	unsigned long rounds;
+	unsigned long overwritten;
+};
+
+static void test_kill(unsigned int rounds, struct p_totals *tot)
+{
+	struct p_shared *sh;
+	unsigned int r, t, b, c, w;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(sh != MAP_FAILED);
+	if (sh == MAP_FAILED)
+		return;
+	for (r = 0; r < rounds; r++) {
+		const struct lrb_config *cfg = r % 4 == 3 ? &p_percpu : &p_global;
+		struct lrb_recovery *rec;
+		const char *why = NULL;
+		struct p_order o;
+		bool ok;
+
+		ok = p_run_child(cfg, sh, (unsigned int)random() % 20000);
+		CHECK(ok);
+		if (!ok)
+			continue;
+		if (lrb_region_file_recover(p_path, &p_dec, &rec, &why)) {
+			CHECK(!"kill: recovery refused the file");
+			fprintf(stderr, "round %u: %s\n", r, why);
+			continue;
+		}
+		p_order_init(&o);
+		for (b = 0; b < rec->nr_bufs; b++)
+			p_walk(rec, b, &o, NULL, 0, rec->nr_bufs == 1);
+		CHECK_EQ(o.bad_records, 0);
+		CHECK_EQ(o.undecodable, 0);
+		CHECK_EQ(o.bad_packets, 0);
+		CHECK_EQ(o.backwards, 0);
+		CHECK_EQ(o.gaps_unexplained, 0);
+		CHECK_EQ(o.records, p_recovered(rec));
+		/* a crash tears only what was being written */
+		for (c = 0; c < LRB_DROP_NR; c++) {
+			if (c != LRB_DROP_OPENING && c != LRB_DROP_UNCOMMITTED)
+				CHECK_EQ(p_drops(rec, c, 0) + p_drops(rec, c, 2),
+					 0);
+			for (w = 0; w < 3; w++)
+				tot->drops[w][c] += p_drops(rec, c, w);
+		}
+		for (t = 0; t < P_THREADS; t++) {
+			long long last = (long long)sh->last[t];
+
+			/* one more may be committed and not yet published */
+			CHECK(o.max[t] <= last + 1);
+			/* all of it overwritten by the other threads */
+			if (o.max[t] < 0) {
+				tot->overwritten++;
+				continue;
+			}
+			/* per CPU, newer ones may be overwritten in another */
+			if (rec->nr_bufs > 1)
+				continue;
+			if (last - o.max[t] > tot->max_distance)
+				tot->max_distance = last - o.max[t];
+			/*
+			 * Later records are only in packets cut at a hole,
+			 * one per writer stopped mid-record.
+			 */
+			CHECK(last - o.max[t] <= P_THREADS * (long long)P_PER_PACKET);
+		}
+		tot->records += o.records;
+		tot->rounds++;
+		lrb_region_file_release(rec);
+	}
+	munmap(sh, sizeof(*sh));
+}
+
+/* The region at @img, @size bytes, between two inaccessible pages. */
+static u8 *p_guarded(const u8 *img, unsigned long size, void **map)
+{
+	unsigned long len = size + 2 * P_PAGE;
+	u8 *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	*map = p;
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + P_PAGE, size, PROT_READ | PROT_WRITE))
+		return NULL;
+	memcpy(p + P_PAGE, img, size);
+	return p + P_PAGE;
+}
+
+static u8 *p_read_file(unsigned long *size)
+{
+	struct stat st;
+	u8 *img;
+	int fd = open(p_path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	img = malloc(st.st_size);
+	if (img && read(fd, img, st.st_size) != st.st_size) {
+		free(img);
+		img = NULL;
+	}
+	close(fd);
+	*size = st.st_size;
+	return img;
+}
+
+static void test_corrupt(unsigned int trials, unsigned long *refused)
+{
+	unsigned long size, corrupt[16], data_off;
+	struct p_shared *sh;
+	unsigned int t, k, nr, b;
+	u8 *img = NULL;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(sh != MAP_FAILED);
+	if (sh == MAP_FAILED)
+		return;
+	for (t = 0; t < trials; t++) {
+		const struct lrb_region_header *h;
+		struct lrb_recovery *rec;
+		const char *why = NULL;
+		struct p_order o;
+		void *map;
+		u8 *reg;
+		bool meta_hit = false;
+		int ret;
+
+		/* a fresh killed child's file now and then */
+		if (t % 200 == 0) {
+			free(img);
+			CHECK(p_run_child(t % 400 ? &p_percpu : &p_global, sh,
+					  (unsigned int)random() % 5000));
+			img = p_read_file(&size);
+			CHECK(img != NULL);
+			if (!img)
+				break;
+		}
+		h = (const void *)img;
+		data_off = h->data_offset;
+		reg = p_guarded(img, size, &map);
+		CHECK(reg != NULL);
+		if (!reg)
+			break;
+		nr = 1 + (unsigned int)random() % 8;
+		for (k = 0; k < nr; k++) {
+			if (random() % 3 == 0)
+				corrupt[k] = (unsigned long)random() % data_off;
+			else
+				corrupt[k] = (unsigned long)random() % size;
+			reg[corrupt[k]] ^= (u8)(1 + random() % 255);
+			if (corrupt[k] < h->desc_offset)
+				meta_hit = true;
+		}
+		/* recovery only reads */
+		mprotect(reg, size, PROT_READ);
+		ret = lrb_region_recover(reg, size, &p_dec, &rec, &why);
+		if (ret) {
+			CHECK_EQ(ret, -ENODATA);
+			/* only a header or metadata byte can void the region */
+			CHECK(meta_hit);
+			(*refused)++;
+		} else {
+			p_order_init(&o);
+			for (b = 0; b < rec->nr_bufs; b++)
+				p_walk(rec, b, &o, corrupt, nr, false);
+			CHECK_EQ(o.bad_records, 0);
+			CHECK_EQ(o.undecodable, 0);
+			CHECK_EQ(o.bad_packets, 0);
+			lrb_recovery_free(rec);
+		}
+		munmap(map, size + 2 * P_PAGE);
+	}
+	free(img);
+	munmap(sh, sizeof(*sh));
+}
+
+static void p_expect_refused(const u8 *reg, unsigned long size,
+			     const char *want)
+{
+	struct lrb_recovery *rec;
+	const char *why = NULL;
+
+	CHECK_EQ(lrb_region_recover(reg, size, &p_dec, &rec, &why), -ENODATA);
+	CHECK(rec == NULL);
+	CHECK(why && strstr(why, want));
+	if (why && !strstr(why, want))
+		fprintf(stderr, "refused for \"%s\", not \"%s\"\n", why, want);
+}
+
+static void test_bad_regions(void)
+{
+	struct lrb_chan_attr attr = p_attr();
+	struct lrb_region_header *h;
+	struct lrb_chan *chan;
+	unsigned long size, i;
+	void *map;
+	u8 *img, *reg;
+
+	CHECK_EQ(lrb_region_file_create(p_path, &p_global, &attr, &chan), 0);
+	CHECK_EQ(p_write(&p_global, chan, 0, 0), 0);
+	lrb_region_file_destroy(chan);
+	img = p_read_file(&size);
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	reg = p_guarded(img, size, &map);
+	CHECK(reg != NULL);
+	if (!reg)
+		return;
+	h = (void *)reg;
+	/* a region too short for what its header says */
+	p_expect_refused(reg, size - P_PAGE, "out of bounds");
+	p_expect_refused(reg, 16, "smaller than its header");
+	/* a header written halfway: the checksum is stored last */
+	h->checksum = 0;
+	p_expect_refused(reg, size, "checksum");
+	memcpy(reg, img, size);
+	h->version++;
+	p_expect_refused(reg, size, "version");
+	memcpy(reg, img, size);
+	h->magic = __builtin_bswap64(h->magic);
+	p_expect_refused(reg, size, "byte order");
+	memcpy(reg, img, size);
+	h->subbuf_size *= 2;
+	p_expect_refused(reg, size, "checksum");
+	for (i = 0; i < size; i++)
+		reg[i] = (u8)random();
+	p_expect_refused(reg, size, "bad magic");
+	memset(reg, 0, size);
+	p_expect_refused(reg, size, "bad magic");
+	munmap(map, size + 2 * P_PAGE);
+	free(img);
+
+	/* what lrb_channel_create() refuses for a region */
+	size = lrb_region_size(&p_global, &attr);
+	CHECK(size > 0);
+	img = aligned_alloc(P_PAGE, size + P_PAGE);
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	attr.region = img + 64;
+	attr.region_size = size;
+	CHECK_EQ(lrb_channel_create(&p_global, &attr, &chan), -EINVAL);
+	attr.region = img;
+	attr.region_size = size - 1;
+	CHECK_EQ(lrb_channel_create(&p_global, &attr, &chan), -EINVAL);
+	attr.region_size = size;
+	CHECK_EQ(lrb_channel_create(&p_discard, &attr, &chan), -EINVAL);
+	attr.region = NULL;
+	CHECK_EQ(lrb_channel_create(&p_global, &attr, &chan), -EINVAL);
+	attr.region = img;
+	CHECK_EQ(lrb_channel_create(&p_global, &attr, &chan), 0);
+	lrb_channel_destroy(chan);
+	free(img);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int rounds = argc > 1 ? atoi(argv[1]) : 150;
+	unsigned int trials = argc > 2 ? atoi(argv[2]) : 3000;
+	const char *dir = getenv("TMPDIR") ?: "/tmp";
+	struct p_totals tot = { 0 };
+	unsigned long refused = 0;
+	struct timespec t0, t1;
+	int c;
+
+	test_main_begin(600);
+	srandom((unsigned int)time(NULL) ^ (unsigned int)getpid());
+	snprintf(p_path, sizeof(p_path), "%s/lrb-persist-%d", dir, getpid());
+	TEST_RUN(test_exact);
+	TEST_RUN(test_bad_regions);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	test_current = "test_kill";
+	test_kill(rounds, &tot);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("kill: %lu rounds, %llu records recovered, last recovered at most %lld behind the last written, %lu threads all overwritten, %.1f s\n",
+	       tot.rounds, (unsigned long long)tot.records, tot.max_distance,
+	       tot.overwritten,
+	       (double)(t1.tv_sec - t0.tv_sec) +
+		       (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	for (c = 0; c < LRB_DROP_NR; c++)
+		if (tot.drops[0][c] || tot.drops[2][c])
+			printf("kill: dropped, cause %d: %llu packets, %llu records, %llu bytes\n",
+			       c, (unsigned long long)tot.drops[0][c],
+			       (unsigned long long)tot.drops[1][c],
+			       (unsigned long long)tot.drops[2][c]);
+	test_current = "test_corrupt";
+	test_corrupt(trials, &refused);
+	printf("corrupt: %u trials, %lu regions refused\n", trials, refused);
+	unlink(p_path);
+	return test_main_end("persist");
+}
