@@ -155,7 +155,7 @@ $(BUILD)/rel/bench-user: $(BENCH_USER_SRCS) $(wildcard tests/bench/user/*.h) \
 TOOLS := $(notdir $(wildcard tools/lrb-*))
 TOOL_COMMON := $(wildcard tools/common/*.c)
 TOOL_HEADERS := $(wildcard tools/common/*.h tools/*/*.h)
-TOOL_LIB := lib/decode.c lib/metadata.c
+TOOL_LIB := lib/decode.c lib/metadata.c lib/region.c
 TOOL_CFLAGS := $(BASE_CFLAGS) -O2 -Itools/common
 
 .SECONDEXPANSION:

@@ -168,6 +168,7 @@ chmod +x "$log/s390x-tools/lrb-record"
 run "lrb-record [s390x]" tests/tools/test-record.sh "$log/s390x-tools"
 run "lrb-dump, lrb-stats (host, ASan)" tests/tools/test-dump.sh
 run "install (headers, api.rst example)" tests/install/run.sh
+run "lrb-dump --recover (host)" tests/tools/test-recover.sh
 run "fuzz lrb-dump ${FUZZ_SECONDS:-60}s (libFuzzer)" tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 run "icount (callgrind)" tests/bench/icount/check.sh
 run "verify (spin model)" tests/model/verify.sh

@@ -65,10 +65,10 @@ make -s build/rel/liblrb.a build/asan/liblrb.a >/dev/null || {
 }
 for tool in lrb-dump lrb-stats; do
 	build "$tool" cc "${CFLAGS_COMMON[@]}" -O2 tools/$tool/*.c \
-		tools/common/*.c lib/decode.c lib/metadata.c -lpthread \
+		tools/common/*.c lib/decode.c lib/metadata.c lib/region.c -lpthread \
 		-o "$B/rel/$tool" || finish
 	build "$tool (asan)" cc "${CFLAGS_COMMON[@]}" "${SAN[@]}" tools/$tool/*.c \
-		tools/common/*.c lib/decode.c lib/metadata.c -lpthread \
+		tools/common/*.c lib/decode.c lib/metadata.c lib/region.c -lpthread \
 		-o "$B/asan/$tool" || finish
 done
 build test-dump cc "${CFLAGS_COMMON[@]}" -O2 tests/tools/test-dump.c "${core[@]}" \

@@ -21,7 +21,9 @@
  *   version, a truncated file are refused with a reason.
  *
  * Usage: persist [ROUNDS [TRIALS]] (default 150 kill rounds, 3000 corrupt
- * trials).
+ * trials), or persist --leave FILE: one kill round, the file left for
+ * tests/tools/test-recover.sh, its records recovered printed
+ * (--leave-lossy: a file with losses between its packets, see p_lossy()).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -31,6 +33,7 @@
 #include <time.h>
 
 #include "test.h"
+#include <lrb/event.h>
 #include <lrb/region_file.h>
 
 #define P_ID 1
@@ -86,6 +89,31 @@ static const struct lrb_config p_discard = {
 };
 
 static char p_path[256];
+static char p_meta[8192];
+
+/* The record as the metadata declares it: the layout of struct p_rec. */
+LRB_EVENT(rec, P_ID, LRB_INTEGER(uint32_t, thread), LRB_INTEGER(uint32_t, pad),
+	  LRB_INTEGER(uint64_t, seq), LRB_INTEGER(uint64_t, sum));
+
+/* The CTF metadata the channels keep in their file, for lrb-dump. */
+static void p_make_metadata(void)
+{
+	struct lrb_chan chan = { .cfg = &p_global };
+	static const struct lrb_event_desc *const events[] = {
+		&lrb_event_rec,
+	};
+	struct lrb_metadata_attr attr = {
+		.clock_freq = 1000000000,
+		.events = events,
+		.nr_events = 1,
+	};
+	int len = lrb_metadata_format(&chan, &attr, p_meta, sizeof(p_meta));
+
+	if (len <= 0 || len >= (int)sizeof(p_meta)) {
+		fprintf(stderr, "persist: metadata does not fit\n");
+		exit(1);
+	}
+}
 
 static u64 p_sum(u32 thread, u64 seq)
 {
@@ -130,7 +158,7 @@ static struct lrb_chan_attr p_attr(void)
 		.num_subbuf = P_NUM_SUBBUF,
 		.nr_cpus = 2,
 		.run_id = (u64)getpid(),
-		.metadata = "/* CTF 1.8 */\n",
+		.metadata = p_meta,
 	};
 
 	return attr;
@@ -307,7 +335,8 @@ static void test_exact(void)
 	CHECK_EQ(o.max[0], 99);
 	CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
 			 o.undecodable + o.bad_packets, 0);
-	CHECK(!memcmp(rec->metadata, "/* CTF 1.8 */\n", rec->metadata_size));
+	CHECK_EQ(rec->metadata_size, strlen(p_meta));
+	CHECK(!memcmp(rec->metadata, p_meta, rec->metadata_size));
 	CHECK_EQ(rec->header.run_id, (u64)getpid());
 	lrb_region_file_release(rec);
 
@@ -713,6 +742,65 @@ static void test_bad_regions(void)
 	free(img);
 }
 
+/*
+ * A file with losses between its packets: a record held reserved while
+ * the ring goes round to it (the writers lose records meanwhile), then
+ * committed, and more records; left as a crash leaves it.
+ */
+static bool p_lossy(void)
+{
+	struct lrb_chan_attr attr = p_attr();
+	struct p_rec r = { .thread = 1, .sum = p_sum(1, 0) };
+	struct lrb_chan *chan;
+	struct lrb_ctx ctx;
+	u64 seq;
+
+	if (lrb_region_file_create(p_path, &p_global, &attr, &chan) ||
+	    lrb_reserve(&p_global, chan, &ctx, P_ID, sizeof(r)))
+		return false;
+	for (seq = 0; seq < 3000; seq++)
+		p_write(&p_global, chan, 0, seq);
+	lrb_write(&ctx, &r, sizeof(r));
+	lrb_commit(&p_global, &ctx);
+	for (; seq < 4000; seq++)
+		p_write(&p_global, chan, 0, seq);
+	return lrb_buf_lost(lrb_channel_nth_buf(chan, 0)) > 0;
+}
+
+/*
+ * One kill round into @path (or, @lossy, p_lossy()), left there: print
+ * what recovery keeps.
+ */
+static int p_leave(const char *path, bool lossy)
+{
+	struct lrb_recovery *rec;
+	const char *why = NULL;
+	struct p_shared *sh;
+	u64 disc = 0;
+	unsigned int b;
+
+	snprintf(p_path, sizeof(p_path), "%s", path);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED ||
+	    !(lossy ? p_lossy() : p_run_child(&p_global, sh, 20000)) ||
+	    lrb_region_file_recover(p_path, &p_dec, &rec, &why)) {
+		fprintf(stderr, "persist: no file left at %s\n", path);
+		return 1;
+	}
+	for (b = 0; b < rec->nr_bufs; b++)
+		if (rec->bufs[b].nr_packets)
+			disc += rec->bufs[b].packets[rec->bufs[b].nr_packets - 1]
+					.header.events_discarded -
+				rec->bufs[b].packets[0].header.events_discarded;
+	printf("records %llu packets %llu discarded %llu\n",
+	       (unsigned long long)p_recovered(rec),
+	       (unsigned long long)rec->bufs[0].stats.packets,
+	       (unsigned long long)disc);
+	lrb_region_file_release(rec);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int rounds = argc > 1 ? atoi(argv[1]) : 150;
@@ -725,6 +813,11 @@ int main(int argc, char **argv)
 
 	test_main_begin(600);
 	srandom((unsigned int)time(NULL) ^ (unsigned int)getpid());
+	p_make_metadata();
+	if (argc == 3 && !strcmp(argv[1], "--leave"))
+		return p_leave(argv[2], false);
+	if (argc == 3 && !strcmp(argv[1], "--leave-lossy"))
+		return p_leave(argv[2], true);
 	snprintf(p_path, sizeof(p_path), "%s/lrb-persist-%d", dir, getpid());
 	TEST_RUN(test_exact);
 	TEST_RUN(test_bad_regions);

@@ -4,7 +4,9 @@
  * <chan>_<N> stream files lrb-record writes), merged in time order as
  * babeltrace2 does, as text or JSON, validating every packet and record.
  * A bad file stops that file's stream with its name and the offset of
- * the bad bytes; the others go on, and the exit status is 1.
+ * the bad bytes; the others go on, and the exit status is 1. With
+ * --recover, it writes the trace a persistent channel's region file holds
+ * instead.
  */
 #include "dump.h"
 #include "tool.h"
@@ -18,6 +20,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <lrb/region.h>
 
 struct input {
 	char *name;		/* file name in the directory */
@@ -40,6 +44,9 @@ static const char usage[] =
 	"  -c, --cpu LIST      only the stream files of these CPUs (\"0,2-3\")\n"
 	"  -n, --limit N       stop after N events\n"
 	"  -C, --clock-cycles  timestamps in clock cycles, not seconds\n"
+	"  -r, --recover FILE  write the trace the region FILE of a persistent\n"
+	"                      channel holds into DIR (recovered_<N> stream\n"
+	"                      files), with what was dropped counted, instead\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"Exit status: 0 if every file is valid, 1 on a bad or unreadable file,\n"
@@ -269,6 +276,158 @@ static void summary(const char *dir, const struct input *in, unsigned int n,
 		limited ? " (stopped at --limit)" : "");
 }
 
+struct recover_ctx {
+	const struct dump_meta *meta;
+	const struct dump_stream_class *sc;
+};
+
+/* Records are validated against the metadata, as lrb-dump reads them. */
+static long recover_payload_size(const struct lrb_decoder *dec, u32 id,
+				 const u8 *payload, unsigned long avail)
+{
+	const struct recover_ctx *rc = dec->priv;
+	const struct dump_event *ev = dump_meta_event(rc->meta, rc->sc, id);
+	/* packets start on a page: field alignment is the same from there */
+	unsigned long off = (unsigned long)payload & (PAGE_SIZE - 1);
+	unsigned long err_off;
+	char err[160];
+
+	if (!ev)
+		return -1;
+	return dump_payload_size(ev, payload - off, off, avail, err,
+				 sizeof(err), &err_off);
+}
+
+static const char *const cause_names[LRB_DROP_NR] = {
+	[LRB_DROP_SLOT] = "slot",
+	[LRB_DROP_HEADER] = "header",
+	[LRB_DROP_STALE] = "stale",
+	[LRB_DROP_OPENING] = "opening",
+	[LRB_DROP_COMMIT] = "commit",
+	[LRB_DROP_UNCOMMITTED] = "uncommitted",
+	[LRB_DROP_RECORD] = "record",
+	[LRB_DROP_ORDER] = "order",
+};
+
+static void write_file(const char *dir, const char *name, const void *data,
+		       size_t len, int flags)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+	if (fd < 0 || tool_write_full(fd, data, len) || close(fd))
+		tool_die("%s: %s", path, strerror(errno));
+}
+
+static void report(const char *file, const struct lrb_recovery *rec)
+{
+	unsigned int b, c;
+
+	for (b = 0; b < rec->nr_bufs; b++) {
+		const struct lrb_recovery_stats *st = &rec->bufs[b].stats;
+
+		fprintf(stderr,
+			"  buffer %u: %llu records in %llu packets (%llu bytes) recovered; writers lost %llu full, %llu wrap, %llu big, %llu nest\n",
+			b, (unsigned long long)st->records,
+			(unsigned long long)st->packets,
+			(unsigned long long)st->bytes,
+			(unsigned long long)st->lost_full,
+			(unsigned long long)st->lost_wrap,
+			(unsigned long long)st->lost_big,
+			(unsigned long long)st->lost_nest);
+		for (c = 0; c < LRB_DROP_NR; c++)
+			if (st->drop_packets[c] || st->drop_records[c] ||
+			    st->drop_bytes[c])
+				fprintf(stderr,
+					"  buffer %u: dropped (%s): %llu packets, %llu records, %llu bytes\n",
+					b, cause_names[c],
+					(unsigned long long)st->drop_packets[c],
+					(unsigned long long)st->drop_records[c],
+					(unsigned long long)st->drop_bytes[c]);
+	}
+	fprintf(stderr, "%s: %s: run %llu, %u buffers\n", tool_name, file,
+		(unsigned long long)rec->header.run_id, rec->nr_bufs);
+}
+
+/*
+ * --recover: write the trace that @file, the region file a persistent
+ * channel left behind (a process that died, lib/region_user.c), holds
+ * into @dir: the metadata kept in the region and one stream file per
+ * buffer of the packets lib/region.c recovered, their headers counting
+ * what recovery dropped. The file is only read. Returns 0; every failure
+ * exits with a message.
+ */
+static int dump_recover(const char *file, const char *dir)
+{
+	struct lrb_region_header h;
+	struct recover_ctx rc;
+	struct lrb_recovery *rec;
+	struct lrb_decoder dec = { .payload_size = recover_payload_size,
+				   .priv = &rc };
+	const char *why;
+	struct dump_meta *meta;
+	struct stat st;
+	char err[300], name[64];
+	unsigned int b, i;
+	void *map, *pkt;
+	int fd, ret;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st))
+		tool_die("%s: %s", file, strerror(errno));
+	if (!st.st_size)
+		tool_die("%s: empty: not a persistent channel's file", file);
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		tool_die("%s: mmap: %s", file, strerror(errno));
+	close(fd);
+	why = lrb_region_check(map, st.st_size, &h);
+	if (why)
+		tool_die("%s: nothing to recover: %s", file, why);
+	meta = dump_meta_parse((const char *)map + h.metadata_offset,
+			       h.metadata_size, err, sizeof(err));
+	if (!meta)
+		tool_die("%s: the metadata it holds: %s", file, err);
+	rc.meta = meta;
+	rc.sc = dump_meta_stream(meta, h.stream_id);
+	if (!rc.sc)
+		tool_die("%s: stream id %u is not declared in its metadata",
+			 file, h.stream_id);
+	ret = lrb_region_recover(map, st.st_size, &dec, &rec, &why);
+	if (ret == -ENODATA)
+		tool_die("%s: nothing to recover: %s", file, why);
+	if (ret)
+		tool_die("%s: recovery: %s", file, strerror(-ret));
+	if (trace_dir_create(dir))
+		exit(TOOL_EXIT_ERROR);
+	write_file(dir, "metadata", rec->metadata, rec->metadata_size,
+		   O_TRUNC);
+	pkt = malloc(h.subbuf_size);
+	if (!pkt)
+		tool_die("out of memory");
+	for (b = 0; b < rec->nr_bufs; b++) {
+		trace_stream_name(name, sizeof(name), "recovered", b);
+		write_file(dir, name, "", 0, O_TRUNC);
+		for (i = 0; i < rec->bufs[b].nr_packets; i++) {
+			long len = lrb_recovery_copy(rec, b, i, pkt,
+						     h.subbuf_size);
+
+			if (len < 0)
+				tool_die("%s: packet %u of buffer %u: %s", file,
+					 i, b, strerror(-len));
+			write_file(dir, name, pkt, len, O_APPEND);
+		}
+	}
+	report(file, rec);
+	free(pkt);
+	lrb_recovery_free(rec);
+	dump_meta_free(meta);
+	munmap(map, st.st_size);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -276,6 +435,7 @@ int main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "clock-cycles", no_argument, NULL, 'C' },
+		{ "recover", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -286,11 +446,11 @@ int main(int argc, char **argv)
 	bool *cpus = NULL, failed = false;
 	struct dump_meta *meta;
 	struct input *in;
-	const char *dir;
+	const char *dir, *recover = NULL;
 	int c;
 
 	tool_name = "lrb-dump";
-	while ((c = getopt_long(argc, argv, "jc:n:Ch", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jc:n:Cr:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			flags |= DUMP_JSON;
@@ -309,6 +469,9 @@ int main(int argc, char **argv)
 		case 'C':
 			flags |= DUMP_CYCLES;
 			break;
+		case 'r':
+			recover = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return TOOL_EXIT_OK;
@@ -319,6 +482,8 @@ int main(int argc, char **argv)
 	if (optind != argc - 1)
 		tool_usage_error("expected one trace directory");
 	dir = argv[optind];
+	if (recover)
+		return dump_recover(recover, dir);
 	meta = load_metadata(dir);
 	in = open_inputs(dir, cpus, &n);
 	if (!n)

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# lrb-dump --recover: the file a persistent channel leaves behind when its
+# process is SIGKILLed (tests/user/persist --leave) becomes a trace that
+# babeltrace2 and lrb-dump read: every record recovery kept, the discarded
+# events its packets count (a last round writes a file with losses between
+# its packets: persist --leave-lossy), and refusals with a reason for a file holding
+# no region, random bytes, or a directory holding a trace already.
+#
+#   tests/tools/test-recover.sh [ROUNDS]    (default 5)
+#
+# Ends with "test-recover: N passed, M failed"; exit status 1 on failure.
+set -uo pipefail
+
+cd "$(dirname "$0")/../.." || exit 1
+rounds=${1:-5}
+if ! make --no-print-directory build/tools/lrb-dump build/rel/tests/persist \
+	>/dev/null; then
+	echo "test-recover: the tools did not build (make build/tools/lrb-dump build/rel/tests/persist)"
+	echo "test-recover: 0 passed, 1 failed"
+	exit 1
+fi
+dump=build/tools/lrb-dump
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+check() {
+	local what=$1
+
+	shift
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $what"
+	fi
+}
+
+for r in $(seq "$rounds") lossy; do
+	file=$tmp/region.$r
+	trace=$tmp/trace.$r
+	leave=--leave
+	[ "$r" = lossy ] && leave=--leave-lossy
+	# "records R packets P discarded D", as lib/region.c recovered them
+	if ! line=$(build/rel/tests/persist $leave "$file"); then
+		check "round $r: a killed writer left a file" false
+		continue
+	fi
+	read -r _ records _ packets _ discarded <<<"$line"
+	check "round $r: lrb-dump --recover" \
+		"$dump" --recover "$file" "$trace" 2>"$tmp/recover.err"
+	babeltrace2 "$trace" >"$tmp/bt.out" 2>"$tmp/bt.err"
+	bt=$(grep -c ' rec: ' "$tmp/bt.out")
+	check "round $r: babeltrace2 reads $records records (got $bt)" \
+		test "$bt" = "$records"
+	btdisc=$(cat "$tmp/bt.out" "$tmp/bt.err" | grep -o 'Tracer discarded [0-9]* event' |
+		 awk '{ n += $3 } END { print n + 0 }')
+	check "round $r: babeltrace2 reports $discarded discarded (got $btdisc)" \
+		test "$btdisc" = "$discarded"
+	ev=$("$dump" "$trace" 2>&1 >/dev/null | sed -n 's/.* stream files, \([0-9]*\) events.*/\1/p')
+	check "round $r: lrb-dump reads $records records (got $ev)" \
+		test "$ev" = "$records"
+	[ "$r" = lossy ] && check "round $r: losses between packets" test "$discarded" -gt 0
+	echo "round $r: $records records in $packets packets recovered, $discarded discarded between them"
+done
+
+head -c 1048576 /dev/urandom >"$tmp/random"
+check "random bytes refused" \
+	bash -c "! '$dump' --recover '$tmp/random' '$tmp/t.random' 2>'$tmp/err'"
+check "random bytes: the reason given" grep -q 'nothing to recover: no lrb region' "$tmp/err"
+: >"$tmp/empty"
+check "empty file refused" \
+	bash -c "! '$dump' --recover '$tmp/empty' '$tmp/t.empty' 2>/dev/null"
+check "a trace directory is not overwritten" \
+	bash -c "! '$dump' --recover '$tmp/region.1' '$tmp/trace.1' 2>/dev/null"
+
+echo "test-recover: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
