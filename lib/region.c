@@ -449,7 +449,7 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 	struct lrb_recovery_stats *st = &rb->stats;
 	u64 newest = 0, disc = 0, dropped = 0, prev_end = 0, age;
 	struct lrb_rec_packet *pk;
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, last = 0;
 
 	for (i = 0; i < rb->nr_packets; i++)
 		if (rb->packets[i].header.packet_seq_num > newest)
@@ -466,6 +466,9 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 		}
 		tmp[g->n - 1 - age] = *pk;
 	}
+	for (i = 0; i < g->n; i++)
+		if (tmp[i].content)
+			last = i;
 	for (i = 0; i < g->n; i++) {
 		pk = &tmp[i];
 		if (!pk->content)
@@ -476,10 +479,19 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 			continue;
 		}
 		prev_end = pk->header.timestamp_end;
-		if (pk->open || pk->header.events_discarded > writer_lost)
-			disc = writer_lost;
-		else if (pk->header.events_discarded > disc)
+		/*
+		 * An open packet has no count of its own: the newest one
+		 * ends with the writers' last count, an older one (its
+		 * writer stopped, others went on) with its successor's,
+		 * set below: the records lost while it could not open are
+		 * counted by no packet before.
+		 */
+		if (pk->open) {
+			if (i == last && writer_lost > disc)
+				disc = writer_lost;
+		} else if (pk->header.events_discarded > disc) {
 			disc = pk->header.events_discarded;
+		}
 		dropped += pk->dropped_records;
 		pk->header.events_discarded = disc + dropped;
 		st->packets++;
@@ -488,6 +500,10 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 		rb->packets[n++] = *pk;
 	}
 	rb->nr_packets = n;
+	for (i = n; i > 1; i--)
+		if (rb->packets[i - 2].open)
+			rb->packets[i - 2].header.events_discarded =
+				rb->packets[i - 1].header.events_discarded;
 }
 
 static int lrb_recover_buf(const struct lrb_rgeo *g, unsigned int b,

@@ -181,6 +181,7 @@ static bool p_record_ok(const struct lrb_record *rec, struct p_rec *out)
 struct p_order {
 	long long last[P_THREADS];
 	long long max[P_THREADS];
+	unsigned int where[P_THREADS];
 	unsigned long gaps_unexplained;
 	unsigned long backwards;
 	unsigned long bad_records;
@@ -203,8 +204,8 @@ static void p_walk(const struct lrb_recovery *rec, unsigned int b,
 	const struct lrb_rec_buf *rb = &rec->bufs[b];
 	static u8 copy[P_SUBBUF];
 	u64 prev_seq = 0, prev_disc = 0, prev_end = 0;
+	unsigned int i, c, lossy[P_NUM_SUBBUF];
 	bool prev_cut = false;
-	unsigned int i, c;
 
 	/* a thread's records are in order within each buffer */
 	for (i = 0; i < P_THREADS; i++)
@@ -214,19 +215,27 @@ static void p_walk(const struct lrb_recovery *rec, unsigned int b,
 		struct lrb_packet_iter it;
 		struct lrb_record r;
 		struct p_rec pr;
-		bool lossy, touched;
+		bool touched;
 		u64 n = 0;
 		long len;
 		int ret;
 
+		/*
+		 * Losses since the first packet, where they are not known:
+		 * a loss counted in a packet's events_discarded happened
+		 * before its close, and the writer that lost the record may
+		 * write its next one packets later.
+		 */
+		lossy[i] = (i ? lossy[i - 1] : 0) +
+			   (!i || pk->header.packet_seq_num != prev_seq + 1 ||
+			    prev_cut ||
+			    pk->header.events_discarded != prev_disc);
 		len = lrb_recovery_copy(rec, b, i, copy, sizeof(copy));
 		if (len != (long)pk->size ||
 		    lrb_packet_open(&it, &p_dec, copy, len)) {
 			o->bad_packets++;
 			continue;
 		}
-		lossy = !i || pk->header.packet_seq_num != prev_seq + 1 ||
-			prev_cut || pk->header.events_discarded != prev_disc;
 		if (i && (pk->header.events_discarded < prev_disc ||
 			  pk->header.timestamp_begin < prev_end ||
 			  pk->header.packet_seq_num <= prev_seq))
@@ -256,12 +265,24 @@ static void p_walk(const struct lrb_recovery *rec, unsigned int b,
 			if ((long long)pr.seq <= o->last[pr.thread]) {
 				if (!nr_corrupt)
 					o->backwards++;
-			} else if (gapless && !lossy &&
-				   o->last[pr.thread] >= 0 &&
-				   (long long)pr.seq != o->last[pr.thread] + 1) {
+			} else if (gapless && o->last[pr.thread] >= 0 &&
+				   (long long)pr.seq != o->last[pr.thread] + 1 &&
+				   lossy[i] == (o->where[pr.thread] ?
+					   lossy[o->where[pr.thread] - 1] : 0)) {
 				o->gaps_unexplained++;
+				fprintf(stderr,
+					"thread %u: record %llu after %lld (packet %u), in packet %u of %u (seq %llu, discarded %llu, records %llu%s%s), no loss counted\n",
+					pr.thread, (unsigned long long)pr.seq,
+					o->last[pr.thread], o->where[pr.thread],
+					i, rb->nr_packets,
+					(unsigned long long)pk->header.packet_seq_num,
+					(unsigned long long)pk->header.events_discarded,
+					(unsigned long long)pk->records,
+					pk->open ? ", open" : "",
+					pk->cut ? ", cut" : "");
 			}
 			o->last[pr.thread] = pr.seq;
+			o->where[pr.thread] = i;
 			if ((long long)pr.seq > o->max[pr.thread])
 				o->max[pr.thread] = pr.seq;
 		}
