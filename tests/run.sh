@@ -131,7 +131,7 @@ qemu() {
 # arm64: weakly ordered; s390x: big-endian
 for a in arm64:aarch64 s390x:s390x; do
 	arch=${a%%:*}
-	for t in unit_api unit_decode; do
+	for t in unit_api unit_decode persist; do
 		run "$t [$arch, qemu]" qemu "${a#*:}" $B/$arch/tests/$t
 	done
 	# the stress cases for 0.5 s each: qemu-user is slow

@@ -503,6 +503,7 @@ struct p_totals {
 	long long max_distance;
 	unsigned long rounds;
 	unsigned long overwritten;
+	long long recover_ns;
 };
 
 static void test_kill(unsigned int rounds, struct p_totals *tot)
@@ -519,14 +520,21 @@ static void test_kill(unsigned int rounds, struct p_totals *tot)
 		const struct lrb_config *cfg = r % 4 == 3 ? &p_percpu : &p_global;
 		struct lrb_recovery *rec;
 		const char *why = NULL;
+		struct timespec t0, t1;
 		struct p_order o;
 		bool ok;
+		int ret;
 
 		ok = p_run_child(cfg, sh, (unsigned int)random() % 20000);
 		CHECK(ok);
 		if (!ok)
 			continue;
-		if (lrb_region_file_recover(p_path, &p_dec, &rec, &why)) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ret = lrb_region_file_recover(p_path, &p_dec, &rec, &why);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		tot->recover_ns += (t1.tv_sec - t0.tv_sec) * 1000000000LL +
+				   t1.tv_nsec - t0.tv_nsec;
+		if (ret) {
 			CHECK(!"kill: recovery refused the file");
 			fprintf(stderr, "round %u: %s\n", r, why);
 			continue;
@@ -616,7 +624,7 @@ static void test_corrupt(unsigned int trials, unsigned long *refused)
 {
 	unsigned long size, corrupt[16], data_off;
 	struct p_shared *sh;
-	unsigned int t, k, nr, b;
+	unsigned int t, k, nr, b, w;
 	u8 *img = NULL;
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -652,10 +660,18 @@ static void test_corrupt(unsigned int trials, unsigned long *refused)
 			break;
 		nr = 1 + (unsigned int)random() % 8;
 		for (k = 0; k < nr; k++) {
-			if (random() % 3 == 0)
-				corrupt[k] = (unsigned long)random() % data_off;
+			/* 1 in 10 in the header and metadata, 2 in the descriptors */
+			w = (unsigned int)random() % 10;
+			if (!w)
+				corrupt[k] = (unsigned long)random() %
+					     h->desc_offset;
+			else if (w < 3)
+				corrupt[k] = h->desc_offset +
+					     (unsigned long)random() %
+						     (data_off - h->desc_offset);
 			else
-				corrupt[k] = (unsigned long)random() % size;
+				corrupt[k] = data_off + (unsigned long)random() %
+							     (size - data_off);
 			reg[corrupt[k]] ^= (u8)(1 + random() % 255);
 			if (corrupt[k] < h->desc_offset)
 				meta_hit = true;
@@ -851,6 +867,9 @@ int main(int argc, char **argv)
 	       tot.overwritten,
 	       (double)(t1.tv_sec - t0.tv_sec) +
 		       (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (tot.rounds)
+		printf("kill: recovery (map, validate, decode every record, unmap) took %lld us per file on average\n",
+		       tot.recover_ns / 1000 / (long long)tot.rounds);
 	for (c = 0; c < LRB_DROP_NR; c++)
 		if (tot.drops[0][c] || tot.drops[2][c])
 			printf("kill: dropped, cause %d: %llu packets, %llu records, %llu bytes\n",
