@@ -258,7 +258,8 @@ static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
 			.ops = &nosteal_pipe_buf_ops,
 		};
 		void *page = lrb_subbuf_steal_page(kb->buf, &kb->sb,
-						   kb->cursor >> PAGE_SHIFT);
+						   kb->cursor >> PAGE_SHIFT,
+						   NULL);
 
 		if (!page)
 			return done ? done : -ENOMEM;
