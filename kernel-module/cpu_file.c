@@ -8,8 +8,9 @@
  * explicitly and reads them through its mapping, which shows the pages of
  * the packet held and nothing else: a page is mapped on first access while
  * the packet is held, and unmapped before the packet goes back to writers.
- * splice() moves pages into the pipe and puts fresh zeroed pages in their
- * place, so writers never touch a page a pipe still refers to.
+ * splice() moves pages into the pipe and puts other pages in their place,
+ * so writers never touch a page a pipe still refers to: pages spliced
+ * earlier that the pipes have let go, else fresh zeroed ones.
  */
 #include <linux/fs.h>
 #include <linux/lockdep.h>
@@ -120,6 +121,24 @@ static void lrb_kb_release(struct lrb_kbuf *kb)
 	WRITE_ONCE(kb->holding, false);
 }
 
+/*
+ * Called with kb->lock held: forget the pages spliced; those still in a
+ * pipe are the pipe's alone now.
+ */
+static void lrb_kb_spliced_free(struct lrb_kbuf *kb)
+{
+	lockdep_assert_held(&kb->lock);
+	while (kb->spliced_len) {
+		put_page(kb->spliced[kb->spliced_head]);
+		kb->spliced_head = (kb->spliced_head + 1) % kb->spliced_cap;
+		kb->spliced_len--;
+	}
+	kfree(kb->spliced);
+	kb->spliced = NULL;
+	kb->spliced_cap = 0;
+	kb->spliced_head = 0;
+}
+
 static int lrb_cpu_release(struct inode *inode, struct file *file)
 {
 	struct lrb_kbuf *kb = file->private_data;
@@ -127,6 +146,7 @@ static int lrb_cpu_release(struct inode *inode, struct file *file)
 	mutex_lock(&kb->lock);
 	if (kb->holding)
 		lrb_kb_release(kb);
+	lrb_kb_spliced_free(kb);
 	mutex_unlock(&kb->lock);
 	lrb_reader_close(kb->buf);
 	return 0;
@@ -235,8 +255,60 @@ static ssize_t lrb_cpu_read(struct file *file, char __user *ubuf,
 }
 
 /*
- * Move whole pages of the held packet into @pipe, each replaced by a fresh
- * page in the buffer. Called with kb->lock and the pipe locked.
+ * Called with kb->lock held: the oldest page spliced, if nothing but our
+ * reference holds it any more (pipes release their pages in order), else
+ * NULL. It holds this buffer's bytes only, which writers overwrite.
+ */
+static struct page *lrb_kb_spliced_free_page(struct lrb_kbuf *kb)
+{
+	struct page *page;
+
+	lockdep_assert_held(&kb->lock);
+	if (!kb->spliced_len)
+		return NULL;
+	page = kb->spliced[kb->spliced_head];
+	if (page_ref_count(page) != 1)
+		return NULL;
+	/*
+	 * Pairs with the full barrier of the last holder's put_page(): its
+	 * accesses to the page happen before writers fill it again.
+	 */
+	smp_acquire__after_ctrl_dep();
+	return page;
+}
+
+/*
+ * Called with kb->lock held: remember @page, given to a pipe, with a
+ * reference of ours. Without room the oldest is forgotten: it was not
+ * free, so it is the pipe's alone now.
+ */
+static void lrb_kb_spliced_add(struct lrb_kbuf *kb, struct page *page)
+{
+	unsigned int cap = 2 * max_t(unsigned int,
+					 lrb_kb_chan(kb)->pages_per_subbuf, 16);
+
+	lockdep_assert_held(&kb->lock);
+	if (!kb->spliced) {
+		kb->spliced = kcalloc(cap, sizeof(*kb->spliced), GFP_KERNEL);
+		if (!kb->spliced)
+			return;		/* no recycling: splice still works */
+		kb->spliced_cap = cap;
+	}
+	if (kb->spliced_len == kb->spliced_cap) {
+		put_page(kb->spliced[kb->spliced_head]);
+		kb->spliced_head = (kb->spliced_head + 1) % kb->spliced_cap;
+		kb->spliced_len--;
+	}
+	get_page(page);
+	kb->spliced[(kb->spliced_head + kb->spliced_len) % kb->spliced_cap] =
+		page;
+	kb->spliced_len++;
+}
+
+/*
+ * Move whole pages of the held packet into @pipe, each replaced in the
+ * buffer by a page a pipe gave back, or else by a fresh page. Called with
+ * kb->lock and the pipe locked.
  */
 static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
 				   struct pipe_inode_info *pipe, size_t len)
@@ -257,13 +329,23 @@ static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
 			/* the kernel's: a pipe may outlive lrb.ko */
 			.ops = &nosteal_pipe_buf_ops,
 		};
+		struct page *fresh = lrb_kb_spliced_free_page(kb);
 		void *page = lrb_subbuf_steal_page(kb->buf, &kb->sb,
 						   kb->cursor >> PAGE_SHIFT,
-						   NULL);
+						   fresh ? page_address(fresh) :
+							   NULL);
 
 		if (!page)
 			return done ? done : -ENOMEM;
+		if (fresh) {
+			/* our reference is the ring's now */
+			kb->spliced_head = (kb->spliced_head + 1) %
+					   kb->spliced_cap;
+			kb->spliced_len--;
+			atomic64_inc(&kb->pages_recycled);
+		}
 		pb.page = virt_to_page(page);
+		lrb_kb_spliced_add(kb, pb.page);
 		/* cannot fail: the pipe has room and readers, and is locked */
 		add_to_pipe(pipe, &pb);
 		atomic64_inc(&kb->pages_spliced);
@@ -519,7 +601,7 @@ static long lrb_cpu_ioctl(struct file *file, unsigned int cmd,
 			return -ERESTARTSYS;
 		ret = lrb_ioc_noarg(kb, cmd);
 		mutex_unlock(&kb->lock);
-		return ret;
+			return ret;
 	case LRB_IOC_SET_WATERMARK:
 		if (get_user(watermark, (u32 __user *)uarg))
 			return -EFAULT;

@@ -777,6 +777,17 @@ static int read_stats(int fd, const char *path, struct lrb_buf_counters *cpus,
 			v[i] = strtoull(p + kl + 1, &e, 10);
 			p = e;
 		}
+		/* pages_recycled, then whatever later versions add: name=n */
+		while (*p == ' ') {
+			char *eq = strchr(p + 1, '=');
+
+			if (!eq || eq == p + 1)
+				goto badline;
+			strtoull(eq + 1, &e, 10);
+			if (e == eq + 1 || (*e && *e != ' '))
+				goto badline;
+			p = e;
+		}
 		if (*p)
 			goto badline;
 		memcpy(cpu < 0 ? total : &cpus[cpu], v, sizeof(v));
