@@ -13,6 +13,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/timer.h>
+#include <linux/wait.h>
 
 #include <lrb/kchan.h>
 
@@ -58,6 +59,10 @@ struct lrb_kdev {
  * @spliced_cap: room in @spliced (0 until the first splice)
  * @spliced_head: index of the oldest in @spliced
  * @spliced_len: pages in @spliced
+ * @status: the status page, once mapped; updated under the lock of
+ *	@buf's wait queue, by the reader's calls and by @status_wait
+ * @status_wait: on @buf's wait queue while @status exists: every wakeup
+ *	of readers refreshes @status
  */
 struct lrb_kbuf {
 	struct lrb_kdev kdev;
@@ -89,6 +94,9 @@ struct lrb_kbuf {
 	unsigned int spliced_cap;
 	unsigned int spliced_head;
 	unsigned int spliced_len;
+
+	struct page *status;	/* under @lock; contents under the wq lock */
+	struct wait_queue_entry status_wait;
 };
 
 /**
