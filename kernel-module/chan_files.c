@@ -40,19 +40,20 @@ const struct file_operations lrb_metadata_fops = {
 };
 
 static void lrb_stats_line(struct seq_file *m, const char *name,
-			   const struct lrb_buf_counters *c)
+			   const struct lrb_buf_counters *c, u64 recycled)
 {
-	seq_printf(m, "%s records_written=%llu lost_full=%llu lost_wrap=%llu lost_big=%llu lost_nest=%llu lost_packets=%llu produced=%llu consumed=%llu packets_read=%llu bytes_read=%llu pages_spliced=%llu lost_overwrite=%llu\n",
+	seq_printf(m, "%s records_written=%llu lost_full=%llu lost_wrap=%llu lost_big=%llu lost_nest=%llu lost_packets=%llu produced=%llu consumed=%llu packets_read=%llu bytes_read=%llu pages_spliced=%llu lost_overwrite=%llu pages_recycled=%llu\n",
 		   name, c->records_written, c->lost_full, c->lost_wrap,
 		   c->lost_big, c->lost_nest, c->lost_packets, c->produced,
 		   c->consumed, c->packets_read, c->bytes_read,
-		   c->pages_spliced, c->lost_overwrite);
+		   c->pages_spliced, c->lost_overwrite, recycled);
 }
 
 static int lrb_stats_show(struct seq_file *m, void *v)
 {
 	struct lrb_kchan *kc = m->private;
 	struct lrb_buf_counters c, total = {};
+	u64 recycled, total_recycled = 0;
 	unsigned int cpu, i;
 	char name[16];
 
@@ -60,12 +61,14 @@ static int lrb_stats_show(struct seq_file *m, void *v)
 		u64 *from = (u64 *)&c, *to = (u64 *)&total;
 
 		lrb_kbuf_counters(&kc->kbufs[cpu], &c);
+		recycled = atomic64_read(&kc->kbufs[cpu].pages_recycled);
 		snprintf(name, sizeof(name), "cpu%u", cpu);
-		lrb_stats_line(m, name, &c);
+		lrb_stats_line(m, name, &c, recycled);
 		for (i = 0; i < sizeof(c) / sizeof(u64); i++)
 			to[i] += from[i];
+		total_recycled += recycled;
 	}
-	lrb_stats_line(m, "total", &total);
+	lrb_stats_line(m, "total", &total, total_recycled);
 	return 0;
 }
 

@@ -8,8 +8,9 @@
  * explicitly and reads them through its mapping, which shows the pages of
  * the packet held and nothing else: a page is mapped on first access while
  * the packet is held, and unmapped before the packet goes back to writers.
- * splice() moves pages into the pipe and puts fresh zeroed pages in their
- * place, so writers never touch a page a pipe still refers to.
+ * splice() moves pages into the pipe and puts other pages in their place,
+ * so writers never touch a page a pipe still refers to: pages spliced
+ * earlier that the pipes have let go, else fresh zeroed ones.
  */
 #include <linux/fs.h>
 #include <linux/lockdep.h>
@@ -120,6 +121,127 @@ static void lrb_kb_release(struct lrb_kbuf *kb)
 	WRITE_ONCE(kb->holding, false);
 }
 
+/* the layout of abi.rst, the same for 32-bit and 64-bit programs */
+static_assert(sizeof(struct lrb_status) == 144);
+static_assert(offsetof(struct lrb_status, counters) == 48);
+
+/*
+ * Called with the lock of the buffer's wait queue held, kb->status set:
+ * publish the buffer's state in the status page as a seqcount.
+ */
+static void lrb_kb_status_fill(struct lrb_kbuf *kb)
+{
+	struct lrb_status *st = page_address(kb->status);
+	struct lrb_chan *chan = lrb_kb_chan(kb);
+	u32 seq = READ_ONCE(st->seq);
+	struct lrb_status now = {
+		.seq = seq + 1,
+		.size = sizeof(now),
+		.flags = lrb_kchan_finalized(kb->kdev.kc) ? LRB_STATUS_FINAL : 0,
+		.cpu = kb->cpu,
+		.subbuf_size = chan->subbuf_size,
+		.num_subbuf = chan->num_subbuf,
+		.ready = lrb_buf_complete(kb->buf, chan->num_subbuf),
+		.pages_recycled = atomic64_read(&kb->pages_recycled),
+	};
+
+	lockdep_assert_held(&kb->buf->wait.wq.lock);
+	lrb_kbuf_counters(kb, &now.counters);
+	WRITE_ONCE(st->seq, seq + 1);
+	/* pairs with the reader's barrier before its second load of seq */
+	smp_wmb();
+	*st = now;
+	/* pairs with the reader's barrier after its first load of seq */
+	smp_wmb();
+	WRITE_ONCE(st->seq, seq + 2);
+}
+
+/* Refresh the status page, if mapped, after a call of the reader. */
+static void lrb_kb_status_update(struct lrb_kbuf *kb)
+{
+	wait_queue_head_t *wq = &kb->buf->wait.wq;
+	unsigned long flags;
+
+	if (!READ_ONCE(kb->status))
+		return;
+	spin_lock_irqsave(&wq->lock, flags);
+	if (kb->status)
+		lrb_kb_status_fill(kb);
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+/*
+ * On the buffer's wait queue, called with its lock held whenever readers
+ * are woken (a packet delivered, the read timer, a flush, the channel's
+ * destruction): refresh the status page, wake nobody.
+ */
+static int lrb_kb_status_wake(struct wait_queue_entry *wait, unsigned int mode,
+			      int sync, void *key)
+{
+	lrb_kb_status_fill(container_of(wait, struct lrb_kbuf, status_wait));
+	return 0;
+}
+
+/* Map the status page, made on the first call. */
+static int lrb_kb_status_mmap(struct lrb_kbuf *kb, struct vm_area_struct *vma)
+{
+	wait_queue_head_t *wq = &kb->buf->wait.wq;
+	struct page *page;
+	int ret;
+
+	/* map_lock, not kb->lock: the caller holds mmap_lock */
+	mutex_lock(&kb->map_lock);
+	if (!kb->status) {
+		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!page) {
+			mutex_unlock(&kb->map_lock);
+			return -ENOMEM;
+		}
+		init_waitqueue_func_entry(&kb->status_wait, lrb_kb_status_wake);
+		spin_lock_irq(&wq->lock);
+		kb->status = page;
+		__add_wait_queue_entry_tail(wq, &kb->status_wait);
+		lrb_kb_status_fill(kb);
+		spin_unlock_irq(&wq->lock);
+	}
+	ret = vm_insert_page(vma, vma->vm_start, kb->status);
+	mutex_unlock(&kb->map_lock);
+	return ret;
+}
+
+/* The last user of the file is gone, and every mapping: drop the page. */
+static void lrb_kb_status_free(struct lrb_kbuf *kb)
+{
+	wait_queue_head_t *wq = &kb->buf->wait.wq;
+	struct page *page = kb->status;
+
+	if (!page)
+		return;
+	spin_lock_irq(&wq->lock);
+	__remove_wait_queue(wq, &kb->status_wait);
+	kb->status = NULL;
+	spin_unlock_irq(&wq->lock);
+	put_page(page);
+}
+
+/*
+ * Called with kb->lock held: forget the pages spliced; those still in a
+ * pipe are the pipe's alone now.
+ */
+static void lrb_kb_spliced_free(struct lrb_kbuf *kb)
+{
+	lockdep_assert_held(&kb->lock);
+	while (kb->spliced_len) {
+		put_page(kb->spliced[kb->spliced_head]);
+		kb->spliced_head = (kb->spliced_head + 1) % kb->spliced_cap;
+		kb->spliced_len--;
+	}
+	kfree(kb->spliced);
+	kb->spliced = NULL;
+	kb->spliced_cap = 0;
+	kb->spliced_head = 0;
+}
+
 static int lrb_cpu_release(struct inode *inode, struct file *file)
 {
 	struct lrb_kbuf *kb = file->private_data;
@@ -127,7 +249,9 @@ static int lrb_cpu_release(struct inode *inode, struct file *file)
 	mutex_lock(&kb->lock);
 	if (kb->holding)
 		lrb_kb_release(kb);
+	lrb_kb_spliced_free(kb);
 	mutex_unlock(&kb->lock);
+	lrb_kb_status_free(kb);
 	lrb_reader_close(kb->buf);
 	return 0;
 }
@@ -231,12 +355,65 @@ static ssize_t lrb_cpu_read(struct file *file, char __user *ubuf,
 			lrb_kb_stream_take(kb);
 	}
 	mutex_unlock(&kb->lock);
+	lrb_kb_status_update(kb);
 	return done ? done : ret;
 }
 
 /*
- * Move whole pages of the held packet into @pipe, each replaced by a fresh
- * page in the buffer. Called with kb->lock and the pipe locked.
+ * Called with kb->lock held: the oldest page spliced, if nothing but our
+ * reference holds it any more (pipes release their pages in order), else
+ * NULL. It holds this buffer's bytes only, which writers overwrite.
+ */
+static struct page *lrb_kb_spliced_free_page(struct lrb_kbuf *kb)
+{
+	struct page *page;
+
+	lockdep_assert_held(&kb->lock);
+	if (!kb->spliced_len)
+		return NULL;
+	page = kb->spliced[kb->spliced_head];
+	if (page_ref_count(page) != 1)
+		return NULL;
+	/*
+	 * Pairs with the full barrier of the last holder's put_page(): its
+	 * accesses to the page happen before writers fill it again.
+	 */
+	smp_acquire__after_ctrl_dep();
+	return page;
+}
+
+/*
+ * Called with kb->lock held: remember @page, given to a pipe, with a
+ * reference of ours. Without room the oldest is forgotten: it was not
+ * free, so it is the pipe's alone now.
+ */
+static void lrb_kb_spliced_add(struct lrb_kbuf *kb, struct page *page)
+{
+	unsigned int cap = 2 * max_t(unsigned int,
+					 lrb_kb_chan(kb)->pages_per_subbuf, 16);
+
+	lockdep_assert_held(&kb->lock);
+	if (!kb->spliced) {
+		kb->spliced = kcalloc(cap, sizeof(*kb->spliced), GFP_KERNEL);
+		if (!kb->spliced)
+			return;		/* no recycling: splice still works */
+		kb->spliced_cap = cap;
+	}
+	if (kb->spliced_len == kb->spliced_cap) {
+		put_page(kb->spliced[kb->spliced_head]);
+		kb->spliced_head = (kb->spliced_head + 1) % kb->spliced_cap;
+		kb->spliced_len--;
+	}
+	get_page(page);
+	kb->spliced[(kb->spliced_head + kb->spliced_len) % kb->spliced_cap] =
+		page;
+	kb->spliced_len++;
+}
+
+/*
+ * Move whole pages of the held packet into @pipe, each replaced in the
+ * buffer by a page a pipe gave back, or else by a fresh page. Called with
+ * kb->lock and the pipe locked.
  */
 static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
 				   struct pipe_inode_info *pipe, size_t len)
@@ -257,12 +434,23 @@ static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
 			/* the kernel's: a pipe may outlive lrb.ko */
 			.ops = &nosteal_pipe_buf_ops,
 		};
+		struct page *fresh = lrb_kb_spliced_free_page(kb);
 		void *page = lrb_subbuf_steal_page(kb->buf, &kb->sb,
-						   kb->cursor >> PAGE_SHIFT);
+						   kb->cursor >> PAGE_SHIFT,
+						   fresh ? page_address(fresh) :
+							   NULL);
 
 		if (!page)
 			return done ? done : -ENOMEM;
+		if (fresh) {
+			/* our reference is the ring's now */
+			kb->spliced_head = (kb->spliced_head + 1) %
+					   kb->spliced_cap;
+			kb->spliced_len--;
+			atomic64_inc(&kb->pages_recycled);
+		}
 		pb.page = virt_to_page(page);
+		lrb_kb_spliced_add(kb, pb.page);
 		/* cannot fail: the pipe has room and readers, and is locked */
 		add_to_pipe(pipe, &pb);
 		atomic64_inc(&kb->pages_spliced);
@@ -298,6 +486,7 @@ static ssize_t lrb_cpu_splice_read(struct file *file, loff_t *ppos,
 	else
 		ret = lrb_kb_splice_pages(kb, pipe, len);
 	mutex_unlock(&kb->lock);
+	lrb_kb_status_update(kb);
 	return ret;
 }
 
@@ -323,6 +512,9 @@ static const struct vm_operations_struct lrb_vm_ops = {
 	.fault = lrb_vm_fault,
 };
 
+/* The status page is inserted at mmap(): nothing to fault in. */
+static const struct vm_operations_struct lrb_status_vm_ops = {};
+
 static unsigned long lrb_kb_mmap_len(struct lrb_kbuf *kb)
 {
 	struct lrb_chan *chan = lrb_kb_chan(kb);
@@ -333,11 +525,19 @@ static unsigned long lrb_kb_mmap_len(struct lrb_kbuf *kb)
 static int lrb_cpu_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct lrb_kbuf *kb = file->private_data;
+	unsigned long len = vma->vm_end - vma->vm_start;
 
 	/* trace pages are never written nor run by user space */
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != lrb_kb_mmap_len(kb))
+	if (vma->vm_pgoff == lrb_kb_mmap_len(kb) >> PAGE_SHIFT &&
+	    len == PAGE_SIZE) {
+		vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP,
+			     VM_MAYWRITE | VM_MAYEXEC);
+		vma->vm_ops = &lrb_status_vm_ops;
+		return lrb_kb_status_mmap(kb, vma);
+	}
+	if (vma->vm_pgoff || len != lrb_kb_mmap_len(kb))
 		return -EINVAL;
 	vm_flags_mod(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP,
 		     VM_MAYWRITE | VM_MAYEXEC);
@@ -351,6 +551,7 @@ static __poll_t lrb_cpu_poll(struct file *file, poll_table *wait)
 	bool fin;
 
 	poll_wait(file, &kb->buf->wait.wq, wait);
+	lrb_kb_status_update(kb);
 	fin = lrb_kchan_finalized(kb->kdev.kc);
 	if (lrb_kb_ready(kb, fin ? 1 : READ_ONCE(kb->watermark)))
 		return EPOLLIN | EPOLLRDNORM;
@@ -518,6 +719,7 @@ static long lrb_cpu_ioctl(struct file *file, unsigned int cmd,
 			return -ERESTARTSYS;
 		ret = lrb_ioc_noarg(kb, cmd);
 		mutex_unlock(&kb->lock);
+		lrb_kb_status_update(kb);
 		return ret;
 	case LRB_IOC_SET_WATERMARK:
 		if (get_user(watermark, (u32 __user *)uarg))
@@ -555,6 +757,7 @@ static long lrb_cpu_ioctl(struct file *file, unsigned int cmd,
 		ret = -EFAULT;
 	}
 	mutex_unlock(&kb->lock);
+	lrb_kb_status_update(kb);
 	return ret;
 }
 

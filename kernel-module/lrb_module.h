@@ -13,6 +13,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/timer.h>
+#include <linux/wait.h>
 
 #include <lrb/kchan.h>
 
@@ -51,6 +52,17 @@ struct lrb_kdev {
  *	by ioctl after a consuming take)
  * @bytes_read: packet bytes handed over
  * @pages_spliced: pages given to pipes without a copy
+ * @pages_recycled: of those, the ones whose replacement was a page that
+ *	had come back from a pipe (the others' was allocated and zeroed)
+ * @spliced: pages given to pipes, oldest first, each with a reference of
+ *	ours: one that nothing else refers to any more is recycled
+ * @spliced_cap: room in @spliced (0 until the first splice)
+ * @spliced_head: index of the oldest in @spliced
+ * @spliced_len: pages in @spliced
+ * @status: the status page, once mapped; updated under the lock of
+ *	@buf's wait queue, by the reader's calls and by @status_wait
+ * @status_wait: on @buf's wait queue while @status exists: every wakeup
+ *	of readers refreshes @status
  */
 struct lrb_kbuf {
 	struct lrb_kdev kdev;
@@ -76,6 +88,15 @@ struct lrb_kbuf {
 	atomic64_t packets_read;
 	atomic64_t bytes_read;
 	atomic64_t pages_spliced;
+	atomic64_t pages_recycled;
+
+	struct page **spliced;	/* under @lock */
+	unsigned int spliced_cap;
+	unsigned int spliced_head;
+	unsigned int spliced_len;
+
+	struct page *status;	/* under @lock; contents under the wq lock */
+	struct wait_queue_entry status_wait;
 };
 
 /**

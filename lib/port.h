@@ -20,6 +20,7 @@ void __lrb_port_free(void *p);
 void *__lrb_port_alloc_page(int node);
 void __lrb_port_free_page(void *addr);
 void __lrb_port_disown_page(void *addr);
+void __lrb_port_adopt_page(void *addr);
 int __lrb_port_cpu_node(unsigned int cpu);
 int __lrb_port_check_nr_cpus(unsigned int nr_cpus);
 

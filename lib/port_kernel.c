@@ -118,6 +118,12 @@ void __lrb_port_disown_page(void *addr)
 	lrb_alloc_count(addr, -1);
 }
 
+/* A page disowned earlier comes back: the buffer frees it again. */
+void __lrb_port_adopt_page(void *addr)
+{
+	lrb_alloc_count(addr, 1);
+}
+
 int __lrb_port_cpu_node(unsigned int cpu)
 {
 	return cpu_to_node(cpu);

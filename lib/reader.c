@@ -228,15 +228,18 @@ int lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 EXPORT_SYMBOL_GPL(lrb_put_subbuf);
 
 void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
-			    unsigned long i)
+			    unsigned long i, void *fresh)
 {
-	void *fresh, *old;
+	void *old;
 
 	/* a region's pages are not the library's to give away */
 	if (!buf->holding || !buf->held_consuming || buf->chan->region ||
 	    sb->slot != buf->held_slot || i >= buf->chan->pages_per_subbuf)
 		return NULL;
-	fresh = __lrb_port_alloc_page(__lrb_port_cpu_node(buf->cpu));
+	if (fresh)
+		__lrb_port_adopt_page(fresh);
+	else
+		fresh = __lrb_port_alloc_page(__lrb_port_cpu_node(buf->cpu));
 	if (!fresh)
 		return NULL;
 	old = sb->pages[i];

@@ -76,6 +76,10 @@ GOALS = [
      "user space: at least 5x faster than LTTng-UST"),
     ("user", "lrb_scaling", ">=", 1.9,
      "user space: 2 threads on 2 cores give at least 1.9x one thread"),
+    ("consumer-vm", "splice_vs_read_null", ">=", 1.5,
+     "consumers (VM): splice at least 1.5x read into /dev/null"),
+    ("consumer-vm", "splice_vs_read_tmpfs", ">=", 1.0,
+     "consumers (VM): splice at least as fast as read into a tmpfs file"),
 ]
 
 

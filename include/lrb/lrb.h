@@ -314,24 +314,30 @@ int lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb);
  * @buf: the buffer
  * @sb: the sub-buffer the reader holds, taken by lrb_get_next_subbuf()
  * @i: page index within the sub-buffer
+ * @fresh: the page to put in its place: NULL for a newly allocated zeroed
+ *	page, or a page this buffer gave away earlier and that nothing else
+ *	refers to any more (recycled: it goes back into the ring as it is)
  *
- * A zeroed page replaces it in the buffer, so the caller may hand the page
- * on (to a pipe, by splice) without copying it: writers never touch it
- * again. Only a consumed sub-buffer may be robbed; one taken for a snapshot
- * goes back to the ring.
+ * The caller may then hand the page on (to a pipe, by splice) without
+ * copying it: writers never touch it again. A recycled page needs no
+ * zeroing because its bytes are this buffer's own and writers rewrite every
+ * byte of a sub-buffer, records then zeros to its end, before a reader can
+ * take it. Only a consumed sub-buffer may be robbed; one taken for a
+ * snapshot goes back to the ring.
  *
  * The page is %LRB_PAGE_SIZE bytes: in the kernel a page the caller frees
  * with put_page() (or hands to a pipe buffer, which does); in user space a
  * block from posix_memalign() the caller frees with free().
  *
- * Context: the reader's context; may sleep in the kernel (the replacement
+ * Context: the reader's context; may sleep in the kernel (a replacement
  * page is allocated with GFP_KERNEL).
  * Return: the page, now the caller's to free, or NULL if @sb is not held
  * for consumption, the channel is persistent (its pages are the region's),
- * @i is out of range, or no page could be allocated; nothing changes then.
+ * @i is out of range, or no page could be allocated; nothing changes then
+ * (@fresh stays the caller's).
  */
 void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
-			    unsigned long i);
+			    unsigned long i, void *fresh);
 
 /**
  * lrb_positions() - sample the read and write positions

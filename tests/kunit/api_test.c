@@ -1555,21 +1555,21 @@ static void steal_page(struct kunit *test)
 
 	/* a snapshot is not the reader's to rob */
 	KUNIT_ASSERT_EQ(test, lrb_get_subbuf(buf, 0, &sb), 0);
-	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, 0));
+	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, 0, NULL));
 	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
 
 	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
 	lrbk_check_packet(&d, &sb);
 	KUNIT_EXPECT_EQ(test, lrb_subbuf_copy(chan, &sb, 0, data, size), 0);
-	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, pages));
+	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, pages, NULL));
 	allocs = __lrb_port_live_allocs();
 	__lrb_port_fail_alloc_after(0);
-	page = lrb_subbuf_steal_page(buf, &sb, 1);
+	page = lrb_subbuf_steal_page(buf, &sb, 1, NULL);
 	__lrb_port_fail_alloc_after(-1);
 	KUNIT_EXPECT_NULL(test, page);
 	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), allocs);
 
-	page = lrb_subbuf_steal_page(buf, &sb, 1);
+	page = lrb_subbuf_steal_page(buf, &sb, 1, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	/* the ring owns as many pages as before; the stolen one is ours */
 	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), allocs);
@@ -1581,10 +1581,70 @@ static void steal_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(copy + 2 * PAGE_SIZE, data + 2 * PAGE_SIZE,
 				     size - 2 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
-	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, 0));
+	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, 0, NULL));
 	free_page((unsigned long)page);
 
 	/* the new page is in the ring: writers go round it twice, all read */
+	lrbk_drain_all(&d);
+	for (i = 0; i < more; i++) {
+		lrbk_tick(1);
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 3, 120), 0);
+		if (i % 50 == 49)
+			lrbk_drain_all(&d);
+	}
+	lrb_buf_flush(buf);
+	lrbk_drain_all(&d);
+	KUNIT_EXPECT_EQ(test, d.records, 100UL + more);
+	KUNIT_EXPECT_EQ(test, m->next, m->n);
+	lrbk_check_lost(test, buf, 0, 0, 0);
+	lrb_reader_close(buf);
+}
+
+/*
+ * lrb_subbuf_steal_page() with a recycled page: the page given back goes
+ * into the ring as it is, without zeroing, and no reader ever sees its old
+ * bytes. Here it is filled with a marker first, as if it held anything at
+ * all; writers go round the ring twice and every packet drained must be
+ * exactly the model's records followed by zeros. A call that fails leaves
+ * the recycled page with the caller.
+ */
+static void steal_page_recycled(struct kunit *test)
+{
+	const unsigned long pages = 4, size = pages * PAGE_SIZE;
+	const int more = 2 * 4 * size / 124;
+	struct lrbk_model *m = lrbk_model_new(test, 100 + more, false);
+	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dcc, size, 4);
+	struct lrb_buf *buf = lrbk_my_buf(&cfg_dcc, chan);
+	struct lrbk_drain d;
+	struct lrb_subbuf sb;
+	void *stale, *page;
+	long allocs;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+	lrbk_drain_init(&d, test, chan, buf, m);
+	lrbk_set_clock(20);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 2, 120), 0);
+	lrb_buf_flush(buf);
+
+	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
+	lrbk_check_packet(&d, &sb);
+	stale = lrb_subbuf_steal_page(buf, &sb, 1, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, stale);
+	memset(stale, 0xa5, PAGE_SIZE);
+	allocs = __lrb_port_live_allocs();
+	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, pages, stale));
+	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), allocs);
+	/* no allocation: a failure to allocate cannot matter */
+	__lrb_port_fail_alloc_after(0);
+	page = lrb_subbuf_steal_page(buf, &sb, 2, stale);
+	__lrb_port_fail_alloc_after(-1);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), allocs);
+	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+	free_page((unsigned long)page);
+
 	lrbk_drain_all(&d);
 	for (i = 0; i < more; i++) {
 		lrbk_tick(1);
@@ -1775,6 +1835,7 @@ static struct kunit_case lrb_api_cases[] = {
 	KUNIT_CASE_PARAM(flush_local, variants_gen_params),
 	KUNIT_CASE_PARAM(complete_count, variants_gen_params),
 	KUNIT_CASE(steal_page),
+	KUNIT_CASE(steal_page_recycled),
 	KUNIT_CASE(metadata_format),
 #ifdef __KERNEL__
 	KUNIT_CASE(writer_wakeup),

@@ -191,6 +191,41 @@ struct lrb_buf_counters {
 	__u64 lost_overwrite;
 };
 
+/* Values of struct lrb_status.flags. */
+#define LRB_STATUS_FINAL 1U
+
+/**
+ * struct lrb_status - the status page of a per-CPU file, mapped read-only
+ *	at offset lrb_buf_info.mmap_len (Documentation/abi.rst, "The status
+ *	page"); in the CPU's byte order, with the same layout on 32-bit and
+ *	64-bit CPUs
+ * @seq: even when stable, odd while lrb.ko updates the fields after it:
+ *	read it before and after them, as a seqcount
+ * @size: bytes of this structure that lrb.ko fills; later fields would
+ *	come after @counters
+ * @flags: %LRB_STATUS_FINAL once the channel is destroyed: nothing more
+ *	will be written
+ * @cpu: CPU the buffer belongs to
+ * @subbuf_size: bytes per sub-buffer
+ * @num_subbuf: sub-buffers in the ring
+ * @ready: complete packets from the oldest not consumed on (the one held
+ *	included), up to @num_subbuf: what poll() compares with the watermark
+ * @pages_recycled: of @counters.pages_spliced, those replaced in the
+ *	buffer by a page the pipes had given back, not a newly allocated one
+ * @counters: the buffer's counters, as %LRB_IOC_GET_COUNTERS gives them
+ */
+struct lrb_status {
+	__u32 seq;
+	__u32 size;
+	__u32 flags;
+	__u32 cpu;
+	__u64 subbuf_size;
+	__u64 num_subbuf;
+	__u64 ready;
+	__u64 pages_recycled;
+	struct lrb_buf_counters counters;
+};
+
 #define LRB_IOC_MAGIC 0xB9
 
 /* Buffer geometry and this file's settings. */

@@ -57,6 +57,14 @@ static const char *const counter_names[NCOUNT] = {
 	"lost_packets", "produced", "consumed", "packets_read", "bytes_read",
 	"pages_spliced", "lost_overwrite",
 };
+/* abi.rst, "The status page" */
+#define LRB_STATUS_FINAL 1u
+struct lrb_status {
+	uint32_t seq, size, flags, cpu;
+	uint64_t subbuf_size, num_subbuf, ready, pages_recycled;
+	struct lrb_buf_counters counters;
+};
+_Static_assert(sizeof(struct lrb_status) == 144, "status");
 _Static_assert(sizeof(struct lrb_packet_header) == 64, "header");
 _Static_assert(sizeof(struct lrb_buf_info) == 64, "info");
 _Static_assert(sizeof(struct lrb_subbuf_desc) == 40, "desc");
@@ -461,6 +469,8 @@ struct cpu {
 	struct lrb_positions pos0, pos1;
 	struct lrb_buf_counters c0, c1;
 	uint64_t packets, records, bytes, gaps, discarded, next_seq, last_seq;
+	uint64_t st_pass, st_fail, st_polls;
+	const struct lrb_status *st;
 	int failed;
 	pthread_t th;
 };
@@ -666,19 +676,111 @@ static void *consume_read(struct cpu *c)
 	return NULL;
 }
 
+/* abi.rst, "The status page": a consistent copy, as a seqcount. */
+static void status_read(const struct lrb_status *st, struct lrb_status *out)
+{
+	uint32_t s1, s2;
+
+	do {
+		s1 = __atomic_load_n(&st->seq, __ATOMIC_ACQUIRE);
+		memcpy(out, (const void *)st, sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&st->seq, __ATOMIC_RELAXED);
+	} while ((s1 & 1) || s1 != s2);
+}
+
+static void st_check(struct cpu *c, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		c->st_pass++;
+		return;
+	}
+	c->st_fail++;
+	va_start(ap, fmt);
+	fprintf(stderr, "abireader: %s: status page: ", c->path);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/*
+ * The status page against the ioctls: its counters never decrease and
+ * never exceed LRB_IOC_GET_COUNTERS called after it; @exact: nothing can
+ * change any more, they must be equal.
+ */
+static void status_vs_ioctls(struct cpu *c, struct lrb_status *prev, int exact)
+{
+	struct lrb_buf_counters k;
+	struct lrb_status s;
+	const uint64_t *a, *b, *p;
+	int i;
+
+	status_read(c->st, &s);
+	if (ioctl(c->fd, LRB_IOC_GET_COUNTERS, &k)) {
+		perr(c, "ioctl(LRB_IOC_GET_COUNTERS)");
+		return;
+	}
+	a = (const uint64_t *)&s.counters;
+	b = (const uint64_t *)&k;
+	p = (const uint64_t *)&prev->counters;
+	for (i = 0; i < NCOUNT; i++) {
+		st_check(c, exact ? a[i] == b[i] : a[i] <= b[i],
+			 "%s %llu, then LRB_IOC_GET_COUNTERS %llu",
+			 counter_names[i], (unsigned long long)a[i],
+			 (unsigned long long)b[i]);
+		st_check(c, a[i] >= p[i], "%s went back from %llu to %llu",
+			 counter_names[i], (unsigned long long)p[i],
+			 (unsigned long long)a[i]);
+	}
+	st_check(c, s.size >= sizeof(s) && s.cpu == c->info.cpu &&
+		 s.subbuf_size == c->info.subbuf_size &&
+		 s.num_subbuf == c->info.num_subbuf &&
+		 s.ready <= s.num_subbuf &&
+		 s.pages_recycled <= s.counters.pages_spliced,
+		 "size %u cpu %u geometry %llu x %llu ready %llu disagree with LRB_IOC_GET_INFO",
+		 s.size, s.cpu, (unsigned long long)s.subbuf_size,
+		 (unsigned long long)s.num_subbuf, (unsigned long long)s.ready);
+	if (exact)
+		st_check(c, (s.flags & LRB_STATUS_FINAL) && !s.ready,
+			 "flags %u ready %llu after the end of file", s.flags,
+			 (unsigned long long)s.ready);
+	*prev = s;
+}
+
 static void *consume_mmap(struct cpu *c)
 {
 	const unsigned char *map;
 	struct lrb_subbuf_desc d, held;
+	struct lrb_status s, prev;
 
 	map = mmap(NULL, c->info.mmap_len, PROT_READ, MAP_SHARED, c->fd, 0);
 	if (map == MAP_FAILED)
 		return perr(c, "mmap"), NULL;
+	c->st = mmap(NULL, page_size, PROT_READ, MAP_SHARED, c->fd,
+		     c->info.mmap_len);
+	if (c->st == MAP_FAILED) {
+		munmap((void *)map, c->info.mmap_len);
+		return perr(c, "mmap of the status page"), NULL;
+	}
+	memset(&prev, 0, sizeof(prev));
+	status_vs_ioctls(c, &prev, 0);
 	for (;;) {
 		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 		struct lrb_packet_header h;
 		int r;
 
+		/* follow the buffer on the status page; poll only when idle */
+		status_read(c->st, &s);
+		if (!s.ready && !(s.flags & LRB_STATUS_FINAL)) {
+			c->st_polls++;
+			if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+				perr(c, "poll");
+				break;
+			}
+			continue;
+		}
 		if (ioctl(c->fd, LRB_IOC_GET_NEXT_SUBBUF, &d)) {
 			if (errno == ENODEV)
 				break;
@@ -721,7 +823,27 @@ static void *consume_mmap(struct cpu *c)
 		}
 		if (r)
 			break;
+		/* the page shows the release as soon as PUT_SUBBUF returns */
+		status_read(c->st, &s);
+		st_check(c, s.counters.packets_read ==
+				    c->c0.packets_read + c->packets &&
+			    s.counters.bytes_read == c->c0.bytes_read + c->bytes,
+			 "packets_read %llu bytes_read %llu after %llu packets %llu bytes read",
+			 (unsigned long long)s.counters.packets_read,
+			 (unsigned long long)s.counters.bytes_read,
+			 (unsigned long long)c->packets,
+			 (unsigned long long)c->bytes);
+		st_check(c, c->info.mode == LRB_ABI_MODE_DISCARD ?
+			 s.counters.consumed == d.pos + c->info.subbuf_size :
+			 s.counters.consumed >= d.pos + c->info.subbuf_size,
+			 "consumed %llu after releasing the packet at %llu",
+			 (unsigned long long)s.counters.consumed,
+			 (unsigned long long)d.pos);
+		status_vs_ioctls(c, &prev, 0);
 	}
+	/* drained after destroy: the last call refreshed the page for good */
+	status_vs_ioctls(c, &prev, 1);
+	munmap((void *)c->st, page_size);
 	munmap((void *)map, c->info.mmap_len);
 	return NULL;
 }
@@ -775,6 +897,17 @@ static int read_stats(int fd, const char *path, struct lrb_buf_counters *cpus,
 			if (strncmp(p, counter_names[i], kl) || p[kl] != '=')
 				goto badline;
 			v[i] = strtoull(p + kl + 1, &e, 10);
+			p = e;
+		}
+		/* pages_recycled, then whatever later versions add: name=n */
+		while (*p == ' ') {
+			char *eq = strchr(p + 1, '=');
+
+			if (!eq || eq == p + 1)
+				goto badline;
+			strtoull(eq + 1, &e, 10);
+			if (e == eq + 1 || (*e && *e != ' '))
+				goto badline;
 			p = e;
 		}
 		if (*p)
@@ -974,6 +1107,14 @@ int main(int argc, char **argv)
 		      (unsigned long long)(c->next_seq * c->info.subbuf_size));
 		check(c->n <= maxcpu && seen[c->n] && !memcmp(&st[c->n], k, sizeof(*k)),
 		      "cpu %d: stats line differs from LRB_IOC_GET_COUNTERS", c->n);
+		if (use_mmap) {
+			printf("cpu %d: status page checks %llu, poll() calls %llu\n",
+			       c->n, (unsigned long long)c->st_pass,
+			       (unsigned long long)c->st_polls);
+			check(c->st_pass && !c->st_fail,
+			      "cpu %d: status page: %llu checks failed (above)",
+			      c->n, (unsigned long long)c->st_fail);
+		}
 		a = (uint64_t *)&sum;
 		b = (uint64_t *)&st[c->n];
 		for (j = 0; j < NCOUNT; j++)

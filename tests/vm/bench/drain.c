@@ -5,8 +5,8 @@
  * call where the call allows it):
  *
  *   splice  splice() from the file into a pipe (pages moved, each replaced
- *           by a fresh page in the ring), then from the pipe to the
- *           destination
+ *           in the ring by a page the pipe gave back, or a fresh one), then
+ *           from the pipe to the destination
  *   mmap    LRB_IOC_GET_NEXT_SUBBUF, write() of the packet from the
  *           mapping to the destination, LRB_IOC_PUT_SUBBUF
  *   read    read() into a buffer, write() of it to the destination

@@ -164,6 +164,48 @@ static void vc_bad_get_subbuf(int fd, const struct lrb_buf_info *info,
 		ioctl(fd, LRB_IOC_PUT_SUBBUF, 0);
 }
 
+/* The status page: one page, read-only, at offset mmap_len only. */
+static void vc_bad_status_mmap(int fd, const struct lrb_buf_info *info)
+{
+	off_t off = info->mmap_len;
+	void *m;
+
+	m = mmap(NULL, VC_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, off);
+	vc_check_err(m == MAP_FAILED ? -1 : 0, errno, EPERM, 0,
+		     "mmap of the status page PROT_READ|PROT_WRITE MAP_PRIVATE");
+	if (m != MAP_FAILED)
+		munmap(m, VC_PAGE);
+	m = mmap(NULL, VC_PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, off);
+	vc_check_err(m == MAP_FAILED ? -1 : 0, errno, EPERM, 0,
+		     "mmap of the status page PROT_READ|PROT_EXEC");
+	if (m != MAP_FAILED)
+		munmap(m, VC_PAGE);
+	m = mmap(NULL, 2 * VC_PAGE, PROT_READ, MAP_SHARED, fd, off);
+	vc_check_err(m == MAP_FAILED ? -1 : 0, errno, EINVAL, 0,
+		     "mmap of two pages at the status page");
+	if (m != MAP_FAILED)
+		munmap(m, 2 * VC_PAGE);
+	m = mmap(NULL, VC_PAGE, PROT_READ, MAP_SHARED, fd, off + VC_PAGE);
+	vc_check_err(m == MAP_FAILED ? -1 : 0, errno, EINVAL, 0,
+		     "mmap of a page after the status page");
+	if (m != MAP_FAILED)
+		munmap(m, VC_PAGE);
+	m = mmap(NULL, VC_PAGE, PROT_READ, MAP_SHARED, fd, off);
+	if (vc_check(m != MAP_FAILED, "mmap of the status page: %s",
+		     strerror(errno))) {
+		long r = mprotect(m, VC_PAGE, PROT_READ | PROT_WRITE);
+
+		vc_check_err(r, errno, EACCES, 0,
+			     "mprotect PROT_WRITE on the status page");
+		vc_check(((const struct lrb_status *)m)->size ==
+			 sizeof(struct lrb_status),
+			 "status page: size %u, want %zu",
+			 ((const struct lrb_status *)m)->size,
+			 sizeof(struct lrb_status));
+		munmap(m, VC_PAGE);
+	}
+}
+
 static void vc_bad_mmap(int fd, const struct lrb_buf_info *info)
 {
 	u64 len = info->mmap_len;
@@ -218,6 +260,7 @@ static void vc_bad_mmap(int fd, const struct lrb_buf_info *info)
 			     "mprotect PROT_EXEC on a private mapping");
 		munmap(m, len);
 	}
+	vc_bad_status_mmap(fd, info);
 }
 
 /*

@@ -395,8 +395,10 @@ static void *vc_mmap_worker(void *arg)
 }
 
 /*
- * With --fail-nth: what was injected. splice() allocates a page for every
- * page it moves, so there every n-th allocation must have failed.
+ * With --fail-nth: what was injected. splice() allocates a page for each
+ * page it moves until the pipe gives pages back to recycle, and the cycle
+ * of failures starts with the first allocation of its first call, so at
+ * least one splice() must have failed.
  */
 static void vc_faults_report(struct vc_worker *w)
 {
@@ -410,6 +412,48 @@ static void vc_faults_report(struct vc_worker *w)
 			 "cpu%u: no splice() failed with an injected allocation failure: are failslab and fail_page_alloc set up (65-faults.sh)?",
 			 w->cpu);
 	vc_fault_close(&w->fault);
+}
+
+/*
+ * splice(): the pages moved come back from the pipe, drained after each
+ * call, and replace the next ones: only those of the first call (and of
+ * calls whose bookkeeping an injected failure prevented) are allocated.
+ * The count is on the status page, refreshed by every splice().
+ */
+static void vc_recycled_report(struct vc_worker *w)
+{
+	long long pages = w->spliced / (long long)VC_PAGE;
+	const long long first = VC_SPLICE_CHUNK / VC_PAGE;
+	const struct lrb_status *map;
+	struct lrb_status s;
+	__u32 s1, s2;
+
+	if (w->spliced < 0)
+		return;
+	map = mmap(NULL, VC_PAGE, PROT_READ, MAP_SHARED, w->fd,
+		   w->info.mmap_len);
+	if (!vc_check(map != MAP_FAILED, "cpu%u: mmap of the status page: %s",
+		      w->cpu, strerror(errno)))
+		return;
+	do {
+		s1 = __atomic_load_n(&map->seq, __ATOMIC_ACQUIRE);
+		memcpy(&s, (const void *)map, sizeof(s));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&map->seq, __ATOMIC_RELAXED);
+	} while ((s1 & 1) || s1 != s2);
+	munmap((void *)map, VC_PAGE);
+	vc_info("cpu%u: %lld pages spliced, %llu of them replaced by recycled pages",
+		w->cpu, pages, (ull)s.pages_recycled);
+	vc_check(s.counters.pages_spliced == (u64)pages &&
+		 s.pages_recycled <= (u64)pages,
+		 "cpu%u: status page: pages_spliced %llu pages_recycled %llu, %lld pages spliced",
+		 w->cpu, (ull)s.counters.pages_spliced, (ull)s.pages_recycled,
+		 pages);
+	if (w->via == VIA_SPLICE_FILE && !w->o->fail_nth)
+		vc_check(pages - (long long)s.pages_recycled <= first,
+			 "cpu%u: %lld of %lld pages spliced were replaced by new pages, want at most the %lld of the first splice()",
+			 w->cpu, pages - (long long)s.pages_recycled, pages,
+			 first);
 }
 
 void vc_account_all(struct vc_chan *ch, struct vc_stream *st,
@@ -532,6 +576,7 @@ int vc_cmd_consume(const struct vc_opts *o)
 		st[cpu] = w[cpu].st;
 		spliced[cpu] = w[cpu].spliced;
 		vc_faults_report(&w[cpu]);
+		vc_recycled_report(&w[cpu]);
 	}
 	vc_account_all(&ch, st, spliced, o->written);
 	for (cpu = 0; cpu < ch.ncpu; cpu++)
