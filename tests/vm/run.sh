@@ -453,7 +453,8 @@ build_initramfs() {
 	done
 	mkdir -p "$st/lib/extra"
 	[ -z "$virtio_ko" ] || cp "$virtio_ko" "$st/lib/extra/"
-	cp -r "$scen_dir" "$st/scenarios"
+	# -L: a scenario directory may link to helpers of another (tests/vm/demo)
+	cp -rL "$scen_dir" "$st/scenarios"
 	# the collector and viewer of the relayd scenarios, as Debian ships them
 	mkdir -p "$st/var/run" "$st/lib64"
 	copy_dynamic "$st" "$(command -v lttng-relayd)" "$(command -v babeltrace2)" \

@@ -3,9 +3,11 @@
 # make demo, on the host: babeltrace2 reads the trace the guest recorded
 # ($EXPORT/trace); its event and discarded-event counts must match the
 # sample's own counts; a plot of records per CPU over time goes beside the
-# trace, and a summary for scripts/demo.sh.
+# trace, and a summary for scripts/demo.sh. The live demo's host side
+# (20-demo-live.host.sh, a link to this file) does the same with the trace
+# lttng-relayd wrote.
 set -uo pipefail
-name=10-demo
+name=$(basename "$0" .host.sh)
 passed=0
 failed=0
 check() {

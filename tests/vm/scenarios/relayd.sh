@@ -64,6 +64,13 @@ sample_end() {
 		rmmod lrb_sample_driver
 }
 
+# live_caught_up FILE: a live viewer's output FILE holds a line for every
+# event the sample's writers did not lose.
+live_caught_up() {
+	test "$(wc -l <"$1")" -ge "$(awk '/^total / { split($2, a, "=")
+		split($3, l, "="); print a[2] - l[2] }' "$SAMPLE_DBG/written")"
+}
+
 # relayd_export: the trace relayd wrote (its stream and metadata files,
 # as they are) into $LRB_EXPORT/trace, its index files into
 # $LRB_EXPORT/index.

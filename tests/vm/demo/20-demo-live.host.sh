@@ -1,0 +1,1 @@
+10-demo.host.sh
