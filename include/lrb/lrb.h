@@ -33,6 +33,12 @@ extern "C" {
  *	buffer c % nr_cpus. Ignored (but must not be 0) for global channels.
  * @stream_id: CTF stream id written into every packet header
  * @priv: client data, left in chan->priv
+ * @switch_timer_us: user space: period of the channel's switch timer, a
+ *	thread that flushes every buffer (lrb_buf_flush()) this often, so
+ *	that records become readable within about this delay; 0: none, and
+ *	records stay invisible until their packet fills or is flushed. In the
+ *	kernel it must be 0: lrb.ko's channels have per-CPU switch timers
+ *	(struct lrb_kchan_attr).
  */
 struct lrb_chan_attr {
 	unsigned long subbuf_size;
@@ -40,6 +46,7 @@ struct lrb_chan_attr {
 	unsigned int nr_cpus;
 	uint32_t stream_id;
 	void *priv;
+	unsigned int switch_timer_us;
 };
 
 /**
@@ -71,11 +78,14 @@ struct lrb_subbuf {
  * @chanp: receives the channel
  *
  * Allocates every buffer up front (one per CPU, or one global buffer),
- * each with zeroed pages. The channel accepts records at once.
+ * each with zeroed pages, and in user space starts the switch timer's
+ * thread if @attr asks for one. The channel accepts records at once.
  *
  * Context: process context; may sleep (allocates with GFP_KERNEL).
- * Return: 0, -EINVAL if @cfg or @attr is invalid, -ENOMEM if memory ran out
- * (nothing is left allocated).
+ * Return: 0, -EINVAL if @cfg or @attr is invalid (in the kernel, a switch
+ * timer too), -ENOMEM if memory ran out, or in user space the error of
+ * starting the switch timer's thread (-EAGAIN: no more threads); nothing
+ * is left allocated.
  */
 int lrb_channel_create(const struct lrb_config *cfg,
 		       const struct lrb_chan_attr *attr,
@@ -85,9 +95,10 @@ int lrb_channel_create(const struct lrb_config *cfg,
  * lrb_channel_destroy() - free a channel
  * @chan: channel from lrb_channel_create()
  *
- * Waits until writers still inside a reserve/commit section have left it;
- * the client must have stopped starting new writes, and no reader may
- * still use the channel.
+ * Stops the switch timer (its thread has exited on return), then waits
+ * until writers still inside a reserve/commit section have left it; the
+ * client must have stopped starting new writes, and no reader may still
+ * use the channel.
  *
  * Context: process context; sleeps (an RCU grace period in the kernel).
  */

@@ -141,6 +141,8 @@ struct lrb_buf {
 	struct __lrb_port_wait wait;
 };
 
+struct __lrb_port_timer;
+
 /**
  * struct lrb_chan - a channel: buffers of one client configuration
  * @cfg: the client's configuration
@@ -153,6 +155,7 @@ struct lrb_buf {
  * @pages_per_subbuf: pages per sub-buffer
  * @stream_id: CTF stream id written in every packet header
  * @priv: client data
+ * @timer: the port's switch timer (user space), NULL without one
  */
 struct lrb_chan {
 	const struct lrb_config *cfg;
@@ -165,6 +168,7 @@ struct lrb_chan {
 	unsigned int pages_per_subbuf;
 	uint32_t stream_id;
 	void *priv;
+	struct __lrb_port_timer *timer;
 };
 
 static __always_inline unsigned long __lrb_subbuf_offset(const struct lrb_chan *chan,
