@@ -121,6 +121,13 @@ int lrb_channel_create(const struct lrb_config *cfg,
 		if (!chan->bufs[i])
 			goto nomem;
 	}
+	if (attr->switch_timer_us) {
+		ret = __lrb_port_timer_start(chan, attr->switch_timer_us);
+		if (ret) {
+			lrb_channel_free(chan);
+			return ret;
+		}
+	}
 	*chanp = chan;
 	return 0;
 
@@ -133,6 +140,7 @@ EXPORT_SYMBOL_GPL(lrb_channel_create);
 void lrb_channel_destroy(struct lrb_chan *chan)
 {
 	might_sleep();
+	__lrb_port_timer_stop(chan);
 	__lrb_port_synchronize();
 	lrb_channel_free(chan);
 }

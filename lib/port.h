@@ -29,5 +29,7 @@ void __lrb_port_wait_init(struct lrb_buf *buf);
 void __lrb_port_wait_fini(struct lrb_buf *buf);
 void __lrb_port_wake(struct lrb_buf *buf);
 void __lrb_port_synchronize(void);
+int __lrb_port_timer_start(struct lrb_chan *chan, unsigned int period_us);
+void __lrb_port_timer_stop(struct lrb_chan *chan);
 
 #endif /* _LRB_LIB_PORT_H */

@@ -190,3 +190,17 @@ void __lrb_port_synchronize(void)
 {
 	synchronize_rcu();
 }
+
+/*
+ * A per-CPU buffer is flushed on its own CPU, so a kernel switch timer is
+ * a pinned timer per CPU that follows CPU hotplug: lrb.ko's channels have
+ * them (kernel-module/kchan.c). A channel of the library alone has none.
+ */
+int __lrb_port_timer_start(struct lrb_chan *chan, unsigned int period_us)
+{
+	return -EINVAL;
+}
+
+void __lrb_port_timer_stop(struct lrb_chan *chan)
+{
+}

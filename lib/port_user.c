@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lrb port layer, user space: allocation, wakeups and grace periods on
- * libc and liburcu-bp.
+ * lrb port layer, user space: allocation, wakeups, grace periods and the
+ * switch timer thread on libc and liburcu-bp.
  */
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -166,6 +168,127 @@ void __lrb_port_synchronize(void)
 	urcu_bp_synchronize_rcu();
 }
 
+/**
+ * struct __lrb_port_timer - a channel's switch timer: a thread
+ * @thread: flushes every buffer of @chan each @period_ns
+ * @lock: protects @stop
+ * @cond: signalled, on CLOCK_MONOTONIC, when @stop is set
+ * @chan: the channel
+ * @period_ns: the period
+ * @stop: the thread must return
+ */
+struct __lrb_port_timer {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct lrb_chan *chan;
+	u64 period_ns;
+	bool stop;
+};
+
+static struct timespec lrb_timespec(u64 ns)
+{
+	return (struct timespec){ .tv_sec = ns / 1000000000ULL,
+				  .tv_nsec = ns % 1000000000ULL };
+}
+
+/*
+ * The flush does what lrb.ko's switch timer does on each CPU: the packet
+ * being filled is closed and delivered once its records are committed;
+ * one without records stays open. Ticks are on a fixed grid; one missed
+ * (the thread was not scheduled) is not made up for with a burst.
+ */
+static void *lrb_timer_thread(void *arg)
+{
+	struct __lrb_port_timer *t = arg;
+	u64 next = lrb_clock_default();
+	struct timespec ts;
+	unsigned int i;
+
+	pthread_mutex_lock(&t->lock);
+	while (!t->stop) {
+		next += t->period_ns;
+		if (next < lrb_clock_default())
+			next = lrb_clock_default() + t->period_ns;
+		ts = lrb_timespec(next);
+		while (!t->stop &&
+		       pthread_cond_timedwait(&t->cond, &t->lock, &ts) != ETIMEDOUT)
+			;
+		if (t->stop)
+			break;
+		pthread_mutex_unlock(&t->lock);
+		for (i = 0; i < t->chan->nr_bufs; i++)
+			lrb_buf_flush(t->chan->bufs[i]);
+		pthread_mutex_lock(&t->lock);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+/*
+ * Starts @chan's switch timer thread, named "lrb-switch", with every signal
+ * blocked: the program's signals go to its own threads.
+ */
+int __lrb_port_timer_start(struct lrb_chan *chan, unsigned int period_us)
+{
+	struct __lrb_port_timer *t;
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int ret;
+
+	t = __lrb_port_zalloc(sizeof(*t), -1);
+	if (!t)
+		return -ENOMEM;
+	t->chan = chan;
+	t->period_ns = period_us * 1000ULL;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_condattr_init(&ca);
+	/* the deadlines are lrb_clock_default()'s, CLOCK_MONOTONIC */
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&t->cond, &ca);
+	pthread_condattr_destroy(&ca);
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&t->thread, NULL, lrb_timer_thread, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		pthread_cond_destroy(&t->cond);
+		pthread_mutex_destroy(&t->lock);
+		__lrb_port_free(t);
+		return -ret;
+	}
+	pthread_setname_np(t->thread, "lrb-switch");
+	chan->timer = t;
+	return 0;
+}
+
+/* Stops the thread, if any; it no longer runs on return. */
+void __lrb_port_timer_stop(struct lrb_chan *chan)
+{
+	struct __lrb_port_timer *t = chan->timer;
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->stop = true;
+	pthread_cond_signal(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	pthread_join(t->thread, NULL);
+	pthread_cond_destroy(&t->cond);
+	pthread_mutex_destroy(&t->lock);
+	__lrb_port_free(t);
+	chan->timer = NULL;
+}
+
+/**
+ * lrb_wait_readable() - sleep until a sub-buffer of @buf can be taken
+ * @buf: buffer of a channel whose config wakes readers by writer
+ * @timeout_ms: give up after this many milliseconds
+ *
+ * Return: 0 when lrb_get_next_subbuf() should find a sub-buffer,
+ * -ETIMEDOUT otherwise.
+ */
 int lrb_wait_readable(struct lrb_buf *buf, int timeout_ms)
 {
 	u64 deadline = lrb_clock_default() + timeout_ms * 1000000ULL;

@@ -39,6 +39,12 @@ extern "C" {
  * @region_size: bytes at @region
  * @run_id: identifier of this boot or process, kept in the region
  * @metadata: CTF metadata text kept in the region for recovery, or NULL
+ * @switch_timer_us: user space: period of the channel's switch timer, a
+ *	thread that flushes every buffer (lrb_buf_flush()) this often, so
+ *	that records become readable within about this delay; 0: none, and
+ *	records stay invisible until their packet fills or is flushed. In the
+ *	kernel it must be 0: lrb.ko's channels have per-CPU switch timers
+ *	(struct lrb_kchan_attr).
  */
 struct lrb_chan_attr {
 	unsigned long subbuf_size;
@@ -50,6 +56,7 @@ struct lrb_chan_attr {
 	unsigned long region_size;
 	uint64_t run_id;
 	const char *metadata;
+	unsigned int switch_timer_us;
 };
 
 /**
@@ -81,7 +88,8 @@ struct lrb_subbuf {
  * @chanp: receives the channel
  *
  * Allocates every buffer up front (one per CPU, or one global buffer),
- * each with zeroed pages. The channel accepts records at once. A
+ * each with zeroed pages, and in user space starts the switch timer's
+ * thread if @attr asks for one. The channel accepts records at once. A
  * persistent channel (@cfg->persistent) is laid out afresh in
  * @attr->region instead: its buffers' pages and state are the region's,
  * whatever the region held before is gone (recover it first), and only
@@ -90,8 +98,9 @@ struct lrb_subbuf {
  * Context: process context; may sleep (allocates with GFP_KERNEL).
  * Return: 0, -EINVAL if @cfg or @attr is invalid (for a persistent
  * channel also: not overwrite, region not page aligned or smaller than
- * lrb_region_size()), -ENOMEM if memory ran out (nothing is left
- * allocated).
+ * lrb_region_size(); in the kernel, a switch timer too), -ENOMEM if memory
+ * ran out, or in user space the error of starting the switch timer's
+ * thread (-EAGAIN: no more threads); nothing is left allocated.
  */
 int lrb_channel_create(const struct lrb_config *cfg,
 		       const struct lrb_chan_attr *attr,
@@ -101,9 +110,10 @@ int lrb_channel_create(const struct lrb_config *cfg,
  * lrb_channel_destroy() - free a channel
  * @chan: channel from lrb_channel_create()
  *
- * Waits until writers still inside a reserve/commit section have left it;
- * the client must have stopped starting new writes, and no reader may
- * still use the channel.
+ * Stops the switch timer (its thread has exited on return), then waits
+ * until writers still inside a reserve/commit section have left it; the
+ * client must have stopped starting new writes, and no reader may still
+ * use the channel.
  *
  * Context: process context; sleeps (an RCU grace period in the kernel).
  */

@@ -125,7 +125,7 @@ int main(void)
 	const struct lrb_event_desc *const events[] = { &lrb_event_every_kind };
 	struct lrb_metadata_attr meta = { 1000000000, 0, 0, events, 1 };
 	struct lrb_chan_attr attr = { 4 * LRB_PAGE_SIZE, 4, 1, 0, NULL,
-				      NULL, 0, 0, NULL };
+				      NULL, 0, 0, NULL, 0 };
 	const int16_t arr[2] = { -1, 1 };
 	const int32_t seq[2] = { 1, 2 };
 	struct lrb_chan *chan;

@@ -8,10 +8,15 @@
  * - lrb_wait_readable(): a reader sleeps on the buffer's futex until a
  *   writer delivers a sub-buffer, or times out;
  * - a per-CPU channel with fewer buffers than CPUs: CPU c writes buffer
- *   c % nr_bufs (the kernel needs exactly nr_cpu_ids buffers).
+ *   c % nr_bufs (the kernel needs exactly nr_cpu_ids buffers);
+ * - the switch timer (attr.switch_timer_us): records left alone become
+ *   readable within its period plus a bound, its thread is gone after
+ *   lrb_channel_destroy(), and without it records wait for a flush.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 
 #include "test.h"
 
@@ -187,6 +192,173 @@ static void test_percpu_modulo(void)
 	one_percpu(3);
 }
 
+/* Threads of this process named @comm (from /proc/self/task/<tid>/comm). */
+static int threads_named(const char *comm)
+{
+	char path[300], name[32];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/proc/self/task");
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f) &&
+		    !strncmp(name, comm, strlen(comm)) &&
+		    name[strlen(comm)] == '\n')
+			n++;
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+static u64 mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+#define TIMER_PERIOD_MS 20
+/* How late a tick may be on a loaded machine, beyond its period. */
+#define TIMER_SLACK_MS 2000
+
+static struct lrb_chan *make_timer_chan(unsigned int nr_cpus,
+					unsigned int period_us)
+{
+	struct lrb_chan_attr attr = {
+		.subbuf_size = SB4K,
+		.num_subbuf = 4,
+		.nr_cpus = nr_cpus,
+		.switch_timer_us = period_us,
+	};
+	struct lrb_chan *chan = NULL;
+	int ret;
+
+	ret = lrb_channel_create(&cfg_dcc, &attr, &chan);
+	CHECK_EQ(ret, 0);
+	return ret ? NULL : chan;
+}
+
+/* Write @n records of 16 bytes, sequence numbers from @seq. */
+static void write_n(struct lrb_chan *chan, unsigned int n, u32 seq)
+{
+	u8 payload[16];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		test_fill_payload(payload, 1, 16, seq + i);
+		CHECK_EQ(lrb_event_write(&cfg_dcc, chan, 1, payload, 16), 0);
+	}
+}
+
+/*
+ * The records of every buffer, read once a buffer turns readable: waits
+ * on each buffer up to @wait_ms (the writer's buffer is the one that gets
+ * readable); returns the records read and in *@ms how long that took.
+ */
+static unsigned long read_all(struct lrb_chan *chan, int wait_ms, u64 *ms)
+{
+	u64 t0 = mono_ms();
+	unsigned long n = 0;
+	struct lrb_buf *buf;
+	unsigned int i;
+
+	buf = lrb_channel_nth_buf(chan, home_cpu % chan->nr_bufs);
+	lrb_wait_readable(buf, wait_ms);
+	*ms = mono_ms() - t0;
+	for (i = 0; i < chan->nr_bufs; i++)
+		n += drain(chan, lrb_channel_nth_buf(chan, i), false);
+	return n;
+}
+
+/* Records left alone become readable by the switch timer, every time. */
+static void test_switch_timer(void)
+{
+	struct lrb_chan *chan;
+	unsigned int i, round, want[3] = { 5, 1, 40 };
+	unsigned long total = 0;
+	struct lrb_buf_counters st;
+	u64 ms;
+
+	CHECK_EQ(threads_named("lrb-switch"), 0);
+	chan = make_timer_chan(2, TIMER_PERIOD_MS * 1000);
+	REQUIRE(chan);
+	CHECK_EQ(threads_named("lrb-switch"), 1);
+	for (i = 0; i < chan->nr_bufs; i++)
+		CHECK_EQ(lrb_reader_open(lrb_channel_nth_buf(chan, i)), 0);
+	for (round = 0; round < ARRAY_SIZE(want); round++) {
+		write_n(chan, want[round], total);
+		CHECK_EQ(read_all(chan, TIMER_PERIOD_MS + TIMER_SLACK_MS, &ms),
+			 want[round]);
+		CHECK(ms <= TIMER_PERIOD_MS + TIMER_SLACK_MS);
+		total += want[round];
+	}
+	/* nothing written: the ticks deliver no empty packet */
+	usleep(3 * TIMER_PERIOD_MS * 1000);
+	CHECK_EQ(read_all(chan, 0, &ms), 0);
+	for (i = 0; i < chan->nr_bufs; i++) {
+		lrb_buf_stats(lrb_channel_nth_buf(chan, i), &st);
+		CHECK_EQ(st.lost_full + st.lost_wrap + st.lost_big +
+			 st.lost_nest + st.lost_packets, 0);
+		total -= st.records_written;
+		lrb_reader_close(lrb_channel_nth_buf(chan, i));
+	}
+	CHECK_EQ(total, 0);
+	/* records still unread when the channel goes are not an issue */
+	write_n(chan, 3, 0);
+	lrb_channel_destroy(chan);
+	CHECK_EQ(threads_named("lrb-switch"), 0);
+}
+
+/* Without the switch timer, records wait for a full packet or a flush. */
+static void test_no_switch_timer(void)
+{
+	struct lrb_chan *chan = make_timer_chan(2, 0);
+	unsigned int i;
+	u64 ms;
+
+	REQUIRE(chan);
+	CHECK_EQ(threads_named("lrb-switch"), 0);
+	for (i = 0; i < chan->nr_bufs; i++)
+		CHECK_EQ(lrb_reader_open(lrb_channel_nth_buf(chan, i)), 0);
+	write_n(chan, 5, 0);
+	CHECK_EQ(read_all(chan, 5 * TIMER_PERIOD_MS, &ms), 0);
+	CHECK(ms >= 5 * TIMER_PERIOD_MS);
+	lrb_channel_flush(chan);
+	CHECK_EQ(read_all(chan, 0, &ms), 5);
+	for (i = 0; i < chan->nr_bufs; i++)
+		lrb_reader_close(lrb_channel_nth_buf(chan, i));
+	lrb_channel_destroy(chan);
+}
+
+/* Several channels, each with its own thread; all gone after destroy. */
+static void test_switch_timer_many(void)
+{
+	struct lrb_chan *chan[4];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(chan); i++) {
+		chan[i] = make_timer_chan(1, 1000 * (i + 1));
+		REQUIRE(chan[i]);
+	}
+	CHECK_EQ(threads_named("lrb-switch"), ARRAY_SIZE(chan));
+	for (i = 0; i < ARRAY_SIZE(chan); i++)
+		lrb_channel_destroy(chan[i]);
+	CHECK_EQ(threads_named("lrb-switch"), 0);
+}
+
 int main(void)
 {
 	test_main_begin(60);
@@ -198,6 +370,9 @@ int main(void)
 		fprintf(stderr, "warning: cannot pin to a CPU\n");
 
 	TEST_RUN(test_wait_readable);
+	TEST_RUN(test_switch_timer);
+	TEST_RUN(test_no_switch_timer);
+	TEST_RUN(test_switch_timer_many);
 	TEST_RUN(test_percpu_modulo);
 	return test_main_end("unit_api");
 }

@@ -146,6 +146,8 @@ struct lrb_buf {
 	struct __lrb_port_wait wait;
 };
 
+struct __lrb_port_timer;
+
 /**
  * struct lrb_chan - a channel: buffers of one client configuration
  * @cfg: the client's configuration
@@ -159,6 +161,7 @@ struct lrb_buf {
  * @stream_id: CTF stream id written in every packet header
  * @priv: client data
  * @region: the region a persistent channel lives in, or NULL
+ * @timer: the port's switch timer (user space), NULL without one
  */
 struct lrb_chan {
 	const struct lrb_config *cfg;
@@ -172,6 +175,7 @@ struct lrb_chan {
 	uint32_t stream_id;
 	void *priv;
 	void *region;
+	struct __lrb_port_timer *timer;
 };
 
 static __always_inline unsigned long __lrb_subbuf_offset(const struct lrb_chan *chan,

@@ -43,7 +43,10 @@ void fz_op_mmap(struct fz_worker *w)
 	struct fz_map *m = fz_free_map(w);
 	struct fz_reader *r;
 	u64 len, off = fz_one_in(w, 16) ? FZ_PAGE : 0, want;
-	int prot = fz_one_in(w, 16) ? PROT_READ | PROT_WRITE : PROT_READ;
+	/* writable or executable 1 time in 8: both refused */
+	int prot = fz_one_in(w, 8) ? PROT_READ | (fz_one_in(w, 2) ? PROT_WRITE :
+								   PROT_EXEC) :
+				     PROT_READ;
 	int flags = fz_one_in(w, 4) ? MAP_PRIVATE : MAP_SHARED;
 	char *a;
 
@@ -69,10 +72,12 @@ void fz_op_mmap(struct fz_worker *w)
 		len = want;
 	}
 	fz_begin(w, FZ_MMAP, "mmap(%llu bytes, %s, %s, %s, offset %llu)",
-		 (ull)len, prot & PROT_WRITE ? "PROT_READ|PROT_WRITE" : "PROT_READ",
+		 (ull)len, prot & PROT_WRITE ? "PROT_READ|PROT_WRITE" :
+		 prot & PROT_EXEC ? "PROT_READ|PROT_EXEC" : "PROT_READ",
 		 flags == MAP_SHARED ? "MAP_SHARED" : "MAP_PRIVATE", f->path,
 		 (ull)off);
-	fz_refuse(w, f->kind != FZ_CPU || (prot & PROT_WRITE) || off ||
+	fz_refuse(w, f->kind != FZ_CPU || (prot & (PROT_WRITE | PROT_EXEC)) ||
+		  off ||
 		  ((len + FZ_PAGE - 1) & ~(FZ_PAGE - 1)) != want);
 	a = mmap(NULL, len, prot, flags, f->fd, off);
 	if (f->kind != FZ_CPU) {
@@ -94,13 +99,15 @@ void fz_op_mmap(struct fz_worker *w)
 			fz_errno_ok(w, FZ_MMAP, errno,
 				    flags == MAP_SHARED ? FZ_ERRS(EACCES) :
 							  FZ_ERRS(EPERM));
+		else if (prot & PROT_EXEC)
+			fz_errno_ok(w, FZ_MMAP, errno, FZ_ERRS(EPERM));
 		else if (len != want || off)
 			fz_errno_ok(w, FZ_MMAP, errno, FZ_ERRS(EINVAL));
 		else
 			fz_errno_ok(w, FZ_MMAP, errno, FZ_ERRS(ENOMEM));
 		return;
 	}
-	if ((prot & PROT_WRITE) || len != want || off) {
+	if ((prot & (PROT_WRITE | PROT_EXEC)) || len != want || off) {
 		fz_finding(w, "succeeded: the ABI refuses it");
 		munmap(a, len);
 		return;
@@ -123,14 +130,18 @@ void fz_op_munmap(struct fz_worker *w)
 void fz_op_mprotect(struct fz_worker *w)
 {
 	struct fz_map *m = fz_any_map(w);
+	int prot = PROT_READ | (fz_one_in(w, 2) ? PROT_WRITE : PROT_EXEC);
 
 	if (!m)
 		return;
-	fz_begin(w, FZ_MPROTECT, "mprotect(%p, %llu, PROT_READ|PROT_WRITE)",
-		 m->addr, (ull)m->len);
+	fz_begin(w, FZ_MPROTECT, "mprotect(%p, %llu, %s)", m->addr,
+		 (ull)m->len,
+		 prot & PROT_WRITE ? "PROT_READ|PROT_WRITE" : "PROT_READ|PROT_EXEC");
 	fz_refuse(w, true);
-	if (!mprotect(m->addr, m->len, PROT_READ | PROT_WRITE)) {
-		fz_finding(w, "a mapping of a cpu file became writable");
+	if (!mprotect(m->addr, m->len, prot)) {
+		fz_finding(w, prot & PROT_WRITE ?
+			   "a mapping of a cpu file became writable" :
+			   "a mapping of a cpu file became executable");
 		mprotect(m->addr, m->len, PROT_READ);
 	} else {
 		fz_errno_ok(w, FZ_MPROTECT, errno, FZ_ERRS(EACCES, EPERM));
