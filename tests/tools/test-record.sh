@@ -22,19 +22,8 @@ fi
 record=$bin/lrb-record
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL test-record: $what"
-		failed=$((failed + 1))
-	fi
-}
+CHECK_NAME=test-record
+. tests/common/check.sh
 
 # expect STATUS PATTERN COMMAND...: exit status STATUS, PATTERN on stderr
 expect() {
@@ -90,5 +79,4 @@ LRB_DEV_DIR=$tmp/dev expect 1 "LRB_IOC_GET_INFO" "$record" chan -o "$tmp/t0"
 LRB_DEV_DIR=$tmp/dev expect 1 "has no cpu3" "$record" chan --cpus 3 -o "$tmp/t0"
 check "no trace directory made on an error" test ! -e "$tmp/t0"
 
-echo "test-record: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -23,20 +23,8 @@ fi
 dump=build/tools/lrb-dump
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-check() {
-	local what=$1
-
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $what"
-	fi
-}
+CHECK_NAME=test-recover
+. tests/common/check.sh
 
 for r in $(seq "$rounds") lossy; do
 	file=$tmp/region.$r
@@ -76,5 +64,4 @@ check "empty file refused" \
 check "a trace directory is not overwritten" \
 	bash -c "! '$dump' --recover '$tmp/region.1' '$tmp/trace.1' 2>/dev/null"
 
-echo "test-recover: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

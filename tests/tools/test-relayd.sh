@@ -23,8 +23,6 @@ set -uo pipefail
 
 cd "$(dirname "$0")/../.." || exit 1
 B=build/tools-test/rel
-passed=0
-failed=0
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -37,21 +35,8 @@ cleanup() {
 trap cleanup EXIT
 
 say() { echo "test-relayd: $*"; }
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		say "FAIL: $what"
-		failed=$((failed + 1))
-	fi
-}
-finish() {
-	echo "test-relayd: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
+CHECK_NAME=test-relayd
+. tests/common/check.sh
 
 for tool in lttng-relayd babeltrace2 python3; do
 	command -v $tool >/dev/null || {

@@ -13,23 +13,8 @@
 set -uo pipefail
 
 cd "$(dirname "$0")/../.." || exit 1
-passed=0
-failed=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "sample-events: FAIL: $what"
-	fi
-}
-finish() {
-	echo "sample-events: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
+CHECK_NAME=sample-events
+. tests/common/check.sh
 
 if ! command -v babeltrace2 >/dev/null; then
 	check "babeltrace2 not found: run scripts/setup.sh (or apt-get install babeltrace2)" false
