@@ -230,6 +230,21 @@ static u64 mono_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Threads named @comm still listed after their join: pthread_join()
+ * returns once the thread has cleared its tid, a moment before the kernel
+ * (or qemu-user, sooner still) takes it off /proc; wait up to two seconds.
+ */
+static int threads_left(const char *comm)
+{
+	u64 end = mono_ms() + 2000;
+	int n;
+
+	while ((n = threads_named(comm)) > 0 && mono_ms() < end)
+		usleep(1000);
+	return n;
+}
+
 #define TIMER_PERIOD_MS 20
 /* How late a tick may be on a loaded machine, beyond its period. */
 #define TIMER_SLACK_MS 2000
@@ -319,7 +334,7 @@ static void test_switch_timer(void)
 	/* records still unread when the channel goes are not an issue */
 	write_n(chan, 3, 0);
 	lrb_channel_destroy(chan);
-	CHECK_EQ(threads_named("lrb-switch"), 0);
+	CHECK_EQ(threads_left("lrb-switch"), 0);
 }
 
 /* Without the switch timer, records wait for a full packet or a flush. */
@@ -356,7 +371,7 @@ static void test_switch_timer_many(void)
 	CHECK_EQ(threads_named("lrb-switch"), ARRAY_SIZE(chan));
 	for (i = 0; i < ARRAY_SIZE(chan); i++)
 		lrb_channel_destroy(chan[i]);
-	CHECK_EQ(threads_named("lrb-switch"), 0);
+	CHECK_EQ(threads_left("lrb-switch"), 0);
 }
 
 int main(void)
