@@ -334,7 +334,7 @@ int lrb_thread_init(void)
 	return 0;
 }
 
-static u64 monotonic_ns(void)
+u64 lrb_clock_monotonic(void)
 {
 	return lrb_clock_default();
 }
@@ -346,10 +346,10 @@ u64 lrb_clock_cycles_freq(void)
 
 	if (uatomic_read(&freq))
 		return uatomic_read(&freq);
-	t0 = monotonic_ns();
+	t0 = lrb_clock_monotonic();
 	c0 = lrb_clock_cycles();
 	do {
-		t1 = monotonic_ns();
+		t1 = lrb_clock_monotonic();
 	} while (t1 - t0 < 20000000ULL);
 	c1 = lrb_clock_cycles();
 	uatomic_set(&freq, (c1 - c0) * 1000000000ULL / (t1 - t0));

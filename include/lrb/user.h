@@ -15,17 +15,38 @@ extern "C" {
 #endif
 
 /**
+ * lrb_clock_monotonic() - CLOCK_MONOTONIC in nanoseconds, out of line
+ *
+ * lrb_clock_default() for programs built without POSIX declarations
+ * (strict ISO C, -std=c11 without _POSIX_C_SOURCE): the same clock, at the
+ * price of a call.
+ *
+ * Context: any context, signal handlers included.
+ * Return: CLOCK_MONOTONIC in nanoseconds.
+ */
+uint64_t lrb_clock_monotonic(void);
+
+/**
  * lrb_clock_default - the user-space default lrb clock
+ *
+ * Inline where <time.h> declares clock_gettime() (the default gnu dialects,
+ * C++, or the program's own _POSIX_C_SOURCE); otherwise a call to
+ * lrb_clock_monotonic(). The headers define no feature macro for the
+ * program.
  *
  * Context: any context, signal handlers included.
  * Return: CLOCK_MONOTONIC in nanoseconds.
  */
 static inline uint64_t lrb_clock_default(void)
 {
+#ifdef CLOCK_MONOTONIC
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+#else
+	return lrb_clock_monotonic();
+#endif
 }
 
 /**

@@ -13,7 +13,10 @@
 #  - no kernel-only header (kchan.h, the kernel port) is installed;
 #  - the example of Documentation/api.rst, extracted from it, is built and
 #    run with the commands printed there (pkg-config against the prefix),
-#    and its accounting line is checked.
+#    and its accounting line is checked;
+#  - neither the headers nor pkg-config --cflags define a feature macro
+#    (_GNU_SOURCE, _LGPL_SOURCE) for the program: strict C11 gets the
+#    out-of-line clock.
 #
 #   tests/install/run.sh
 #
@@ -102,6 +105,9 @@ leak_idents=(u8 u16 u32 u64 s8 s16 s32 s64 lrb_reserve_slow lrb_write_slow
 	for m in "${leak_macros[@]}"; do
 		printf '#ifdef %s\n#error "the installed headers define %s"\n#endif\n' "$m" "$m"
 	done
+	# feature macros are the program's to choose (g++ predefines _GNU_SOURCE)
+	printf '#if defined(_LGPL_SOURCE) || (!defined(__cplusplus) && defined(_GNU_SOURCE))\n'
+	printf '#error "the installed headers or pkg-config --cflags define a feature macro"\n#endif\n'
 	for i in "${leak_idents[@]}"; do
 		printf 'char %s[] = "the program'"'"'s own";\n' "$i"
 	done

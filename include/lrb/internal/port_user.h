@@ -21,11 +21,14 @@
  * liburcu's read side is inlined, except under the sanitizers: TSan cannot
  * see liburcu's inline assembly (lrb's own atomics then map to compiler
  * builtins TSan understands), and UBSan flags liburcu-bp's reader entries,
- * which liburcu 0.13 allocates less aligned than their type says.
+ * which liburcu 0.13 allocates less aligned than their type says. The
+ * program's own _LGPL_SOURCE is left as it was after the includes below:
+ * it decides how other headers (liburcu's, LTTng-UST's) build.
  */
 #if !defined(_LGPL_SOURCE) && !defined(__SANITIZE_THREAD__) && \
 	!defined(__SANITIZE_ADDRESS__)
 #define _LGPL_SOURCE
+#define __LRB_LGPL_SOURCE
 #endif
 
 #include <errno.h>
@@ -42,6 +45,11 @@
 #include <urcu/compiler.h>
 #include <urcu/system.h>
 #include <urcu/uatomic.h>
+
+#ifdef __LRB_LGPL_SOURCE
+#undef _LGPL_SOURCE
+#undef __LRB_LGPL_SOURCE
+#endif
 
 #ifdef __cplusplus
 extern "C" {
