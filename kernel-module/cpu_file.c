@@ -562,7 +562,8 @@ static __poll_t lrb_cpu_poll(struct file *file, poll_table *wait)
 
 static void lrb_kb_desc(struct lrb_kbuf *kb, struct lrb_subbuf_desc *d)
 {
-	d->pos = kb->sb.pos;
+	/* a byte count, as GET_POSITIONS gives: positions wrap (1 GiB, 32-bit) */
+	d->pos = kb->sb.seq << lrb_kb_chan(kb)->subbuf_order;
 	d->seq = kb->sb.seq;
 	d->content_size = kb->sb.content_size;
 	d->packet_size = kb->sb.packet_size;
@@ -604,7 +605,7 @@ static long lrb_ioc_get(struct lrb_kbuf *kb, struct lrb_subbuf_desc *d)
 		return -EINVAL;
 	if (kb->holding)
 		return -EBUSY;
-	ret = lrb_get_subbuf(kb->buf, d->pos, &kb->sb);
+	ret = lrb_get_subbuf_at(kb->buf, d->pos, &kb->sb);
 	if (!ret)
 		lrb_kb_hold_ioctl(kb, d);
 	return ret;
@@ -669,7 +670,7 @@ static long lrb_ioc_noarg(struct lrb_kbuf *kb, unsigned int cmd)
 static long lrb_ioc_out(struct lrb_kbuf *kb, unsigned int cmd, void *out)
 {
 	struct lrb_positions *p = out;
-	unsigned long consumed, produced;
+	struct lrb_buf_counters c;
 
 	switch (cmd) {
 	case LRB_IOC_GET_INFO:
@@ -685,9 +686,10 @@ static long lrb_ioc_out(struct lrb_kbuf *kb, unsigned int cmd, void *out)
 		lrb_kb_desc(kb, out);
 		return 0;
 	case LRB_IOC_GET_POSITIONS:
-		lrb_positions(kb->buf, &consumed, &produced);
-		p->consumed = consumed;
-		p->produced = produced;
+		/* the counts, which unlike positions do not wrap */
+		lrb_buf_stats(kb->buf, &c);
+		p->consumed = c.consumed;
+		p->produced = c.produced;
 		return 0;
 	case LRB_IOC_GET_COUNTERS:
 		lrb_kbuf_counters(kb, out);

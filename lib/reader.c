@@ -227,6 +227,29 @@ int lrb_put_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb)
 }
 EXPORT_SYMBOL_GPL(lrb_put_subbuf);
 
+int lrb_get_subbuf_at(struct lrb_buf *buf, u64 count, struct lrb_subbuf *sb)
+{
+	s64 diff;
+	int ret;
+
+	if (count & (buf->chan->subbuf_size - 1))
+		return -EINVAL;
+	ret = lrb_get_subbuf(buf, (unsigned long)count & __LRB_POS_MASK, sb);
+	if (ret)
+		return ret;
+	/*
+	 * The position held the packet of another pass: @count is not in the
+	 * ring. Counts wrap at 2^64 as the sequence number times the size does.
+	 */
+	diff = (s64)((sb->seq << buf->chan->subbuf_order) - count);
+	if (diff) {
+		lrb_release(buf);
+		return diff > 0 ? -ENODATA : -EAGAIN;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(lrb_get_subbuf_at);
+
 void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
 			    unsigned long i, void *fresh)
 {

@@ -23,6 +23,60 @@ extern "C" {
 #define LRB_MAX_SUBBUF_SIZE (1UL << __LRB_MAX_SUBBUF_ORDER)
 #define LRB_MAX_NUM_SUBBUF (1UL << (__LRB_SLOT_BITS - 1))
 
+/*
+ * Bits of a buffer position (lrb_positions(), struct lrb_subbuf.pos): 30 on
+ * 32-bit machines, 62 on 64-bit ones. Positions wrap at 2^LRB_POS_BITS.
+ */
+#define LRB_POS_BITS __LRB_POS_BITS
+
+/**
+ * lrb_pos_advance() - a position moved forward
+ * @pos: a position
+ * @n: bytes to move it by (for instance a sub-buffer size)
+ *
+ * Use it instead of ``+``: positions wrap at 2^%LRB_POS_BITS.
+ *
+ * Context: any context.
+ * Return: @pos + @n, wrapped.
+ */
+static inline unsigned long lrb_pos_advance(unsigned long pos, unsigned long n)
+{
+	return __lrb_pos_add(pos, n);
+}
+
+/**
+ * lrb_pos_distance() - bytes from one position forward to another
+ * @from: the earlier position
+ * @to: the later position
+ *
+ * Use it instead of ``-``: the distance is right across the wrap of
+ * positions, for positions less than 2^(%LRB_POS_BITS - 1) apart (a buffer
+ * is much smaller).
+ *
+ * Context: any context.
+ * Return: @to - @from, modulo 2^%LRB_POS_BITS.
+ */
+static inline unsigned long lrb_pos_distance(unsigned long from,
+					     unsigned long to)
+{
+	return __lrb_pos_dist(from, to);
+}
+
+/**
+ * lrb_pos_before() - is a position before another?
+ * @a: a position
+ * @b: another position, less than 2^(%LRB_POS_BITS - 1) bytes from @a
+ *
+ * Use it instead of ``<``: it is right across the wrap of positions.
+ *
+ * Context: any context.
+ * Return: true if @a comes before @b.
+ */
+static inline bool lrb_pos_before(unsigned long a, unsigned long b)
+{
+	return __lrb_pos_before(a, b);
+}
+
 /**
  * struct lrb_chan_attr - run-time attributes of a channel
  * @subbuf_size: bytes per sub-buffer: a power of two, at least a page
@@ -299,14 +353,36 @@ int lrb_get_next_subbuf(struct lrb_buf *buf, struct lrb_subbuf *sb);
  * place meanwhile.
  *
  * Return: 0, -EINVAL if @pos is not a sub-buffer start (or not a position:
- * it has more than %__LRB_POS_BITS bits), -ENODATA if it is
+ * it has more than %LRB_POS_BITS bits), -ENODATA if it is
  * behind the read position, -EAGAIN if it is not complete (or was just
- * overwritten), -EBUSY if the reader already holds one.
+ * overwritten, or is not before the write position), -EBUSY if the reader
+ * already holds one.
  *
  * Context: the reader's context; does not sleep.
  */
 int lrb_get_subbuf(struct lrb_buf *buf, unsigned long pos,
 		   struct lrb_subbuf *sb);
+
+/**
+ * lrb_get_subbuf_at() - lrb_get_subbuf() by byte count since creation
+ * @buf: the buffer, opened with lrb_reader_open()
+ * @count: bytes since the channel was created where the sub-buffer starts,
+ *	between the consumed and produced counts of lrb_buf_stats() (these
+ *	do not wrap, unlike positions): packet sequence number times
+ *	sub-buffer size
+ * @sb: receives the sub-buffer, whose seq times subbuf_size is @count
+ *	(modulo 2^64)
+ *
+ * What lrb.ko's %LRB_IOC_GET_SUBBUF takes: the same snapshot as
+ * lrb_get_subbuf(), addressed by a count that never wraps.
+ *
+ * Context: the reader's context; does not sleep.
+ * Return: as lrb_get_subbuf(); a @count a multiple of 2^%LRB_POS_BITS
+ * behind the sub-buffer that its position holds gives -ENODATA, one ahead
+ * -EAGAIN.
+ */
+int lrb_get_subbuf_at(struct lrb_buf *buf, uint64_t count,
+		      struct lrb_subbuf *sb);
 
 /**
  * lrb_put_subbuf() - release a sub-buffer taken by the reader
@@ -355,8 +431,10 @@ void *lrb_subbuf_steal_page(struct lrb_buf *buf, struct lrb_subbuf *sb,
  * @consumed: receives the read position
  * @produced: receives the write position: where the next record starts
  *
- * Both are positions: byte counts that wrap at 2^(BITS_PER_LONG - 2);
- * compare them by their difference, modulo that.
+ * Both are positions: byte counts that wrap at 2^%LRB_POS_BITS; compare,
+ * subtract and advance them with lrb_pos_before(), lrb_pos_distance() and
+ * lrb_pos_advance(). lrb_buf_stats() gives the same two as counts that do
+ * not wrap.
  *
  * Context: any context; does not sleep.
  */

@@ -15,7 +15,11 @@
  *
  * Every record written is read or counted lost, payloads are intact,
  * packet_seq_num is the byte count from creation over the sub-buffer
- * size, without a gap or a step back, and lrb_buf_stats() agrees.
+ * size, without a gap or a step back, and lrb_buf_stats() agrees. A
+ * snapshot by those counts (lrb_get_subbuf_at(), what lrb.ko's ioctls
+ * speak) gets the same packets, and the public position helpers
+ * (lrb_pos_advance(), lrb_pos_distance(), lrb_pos_before()) are checked on
+ * each side of the wrap.
  */
 #include "lrb_kunit.h"
 
@@ -208,8 +212,10 @@ static void wrap_lossy(struct kunit *test)
 
 /*
  * Overwrite mode: snapshots of the ring across the point, between the
- * read and write positions, with wrap-safe bounds, then the consuming
- * reader reads the same packets.
+ * read and write positions, with the public wrap-safe position helpers;
+ * the same snapshot by the byte counts of lrb_buf_stats(), which do not
+ * wrap (what lrb.ko's GET_POSITIONS and GET_SUBBUF speak); then the
+ * consuming reader reads the same packets.
  */
 static void wrap_snapshot(struct kunit *test)
 {
@@ -222,9 +228,10 @@ static void wrap_snapshot(struct kunit *test)
 		unsigned long i = 0, pos, consumed, produced, n = 0;
 		struct lrbk_drain d;
 		struct lrb_chan *chan;
+		struct lrb_buf_counters st;
 		struct lrb_subbuf sb;
 		struct lrb_buf *buf;
-		u64 first;
+		u64 first, count;
 		int ret;
 
 		buf = start_chan(test, cfg, &chan, start);
@@ -237,16 +244,19 @@ static void wrap_snapshot(struct kunit *test)
 					    "record %lu from %llx", i++, start);
 			lrb_positions(buf, &consumed, &produced);
 		} while (!ret &&
-			 __lrb_pos_dist(wrapped(start), produced) < 4 * SB + 512);
+			 lrb_pos_distance(wrapped(start), produced) < 4 * SB + 512);
 		lrb_buf_flush(buf);
 		lrb_positions(buf, &consumed, &produced);
-		KUNIT_EXPECT_EQ(test, __lrb_pos_dist(consumed, produced), RING);
-		first = start + __lrb_pos_dist(wrapped(start), consumed);
+		KUNIT_EXPECT_EQ(test, lrb_pos_distance(consumed, produced), RING);
+		first = start + lrb_pos_distance(wrapped(start), consumed);
 		/* the snapshot straddles the point */
 		KUNIT_EXPECT_EQ(test, first, wrap_points[p] - 2 * SB);
+		lrb_buf_stats(buf, &st);
+		KUNIT_EXPECT_EQ(test, st.consumed, first);
+		KUNIT_EXPECT_EQ(test, st.produced, first + RING);
 		drain_init(test, &d, chan, buf, m, first);
-		for (pos = consumed; pos != produced;
-		     pos = __lrb_pos_add(pos, SB)) {
+		for (pos = consumed; lrb_pos_before(pos, produced);
+		     pos = lrb_pos_advance(pos, SB)) {
 			KUNIT_ASSERT_EQ_MSG(test, lrb_get_subbuf(buf, pos, &sb),
 					    0, "snapshot at %lx", pos);
 			KUNIT_EXPECT_FALSE(test, sb.consuming);
@@ -261,9 +271,34 @@ static void wrap_snapshot(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, lrb_get_subbuf(buf, produced, &sb),
 				-EAGAIN);
 		KUNIT_EXPECT_EQ(test,
-				lrb_get_subbuf(buf, __lrb_pos_add(consumed, -SB),
+				lrb_get_subbuf(buf, lrb_pos_advance(consumed, -SB),
 					       &sb),
 				-ENODATA);
+
+		/* by count: the same packets; a count a pass off is refused */
+		for (count = st.consumed; count != st.produced; count += SB) {
+			KUNIT_ASSERT_EQ_MSG(test,
+					    lrb_get_subbuf_at(buf, count, &sb),
+					    0, "snapshot at count %llx", count);
+			KUNIT_EXPECT_EQ(test, sb.seq * SB, count);
+			KUNIT_EXPECT_EQ(test, sb.pos, wrapped(count));
+			KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
+			KUNIT_EXPECT_EQ(test,
+					lrb_get_subbuf_at(buf, count + SPAN, &sb),
+					-EAGAIN);
+			if (count >= SPAN)
+				KUNIT_EXPECT_EQ(test,
+						lrb_get_subbuf_at(buf,
+								  count - SPAN,
+								  &sb),
+						-ENODATA);
+		}
+		KUNIT_EXPECT_EQ(test, lrb_get_subbuf_at(buf, st.produced, &sb),
+				-EAGAIN);
+		KUNIT_EXPECT_EQ(test, lrb_get_subbuf_at(buf, st.consumed - SB, &sb),
+				-ENODATA);
+		KUNIT_EXPECT_EQ(test, lrb_get_subbuf_at(buf, st.consumed + 1, &sb),
+				-EINVAL);
 		KUNIT_EXPECT_EQ(test,
 				lrb_get_subbuf(buf,
 					       consumed | __LRB_OFFSET_GEN_ONE,
@@ -330,6 +365,34 @@ static void wrap_exact_end(struct kunit *test)
 	lrb_reader_close(buf);
 }
 
+/*
+ * The public position helpers of lrb.h, on each side of the wrap: what a
+ * client's snapshot loop and fill level rely on.
+ */
+static void wrap_pos_helpers(struct kunit *test)
+{
+	const unsigned long top = wrapped(SPAN - 1), half = wrapped(SPAN / 2);
+
+	KUNIT_EXPECT_EQ(test, LRB_POS_BITS, (int)(sizeof(long) * 8 - 2));
+	KUNIT_EXPECT_EQ(test, lrb_pos_advance(top, 1), 0UL);
+	KUNIT_EXPECT_EQ(test, lrb_pos_advance(top - SB + 1, SB + 5), 5UL);
+	KUNIT_EXPECT_EQ(test, lrb_pos_advance(3, -3UL), 0UL);
+	KUNIT_EXPECT_EQ(test, lrb_pos_advance(2, -3UL), top);
+	KUNIT_EXPECT_EQ(test, lrb_pos_distance(top, 0), 1UL);
+	KUNIT_EXPECT_EQ(test, lrb_pos_distance(top - RING + 1, RING), 2 * RING);
+	KUNIT_EXPECT_EQ(test, lrb_pos_distance(SB, SB), 0UL);
+	KUNIT_EXPECT_EQ(test, lrb_pos_distance(0, top), top);
+	KUNIT_EXPECT_TRUE(test, lrb_pos_before(top, 0));
+	KUNIT_EXPECT_FALSE(test, lrb_pos_before(0, top));
+	KUNIT_EXPECT_TRUE(test, lrb_pos_before(top - SB, lrb_pos_advance(top, SB)));
+	KUNIT_EXPECT_FALSE(test, lrb_pos_before(SB, SB));
+	KUNIT_EXPECT_TRUE(test, lrb_pos_before(0, half - 1));
+	KUNIT_EXPECT_FALSE(test, lrb_pos_before(0, half + 1));
+	KUNIT_EXPECT_TRUE(test, lrb_pos_before(half, top));
+	KUNIT_EXPECT_TRUE(test, lrb_pos_before(top - half + 2, 0));
+	KUNIT_EXPECT_FALSE(test, lrb_pos_before(top - half, 0));
+}
+
 static const struct lrb_config overwrite_cfgs[] = {
 	LRBK_CONFIG(OVERWRITE, PER_CPU, COMPACT),
 	LRBK_CONFIG(OVERWRITE, GLOBAL, LARGE),
@@ -343,6 +406,7 @@ static struct kunit_case lrb_wrap_cases[] = {
 	KUNIT_CASE_PARAM(wrap_lossy, wrap_variants_gen_params),
 	KUNIT_CASE_PARAM(wrap_snapshot, wrap_overwrite_gen_params),
 	KUNIT_CASE_PARAM(wrap_exact_end, wrap_variants_gen_params),
+	KUNIT_CASE(wrap_pos_helpers),
 	{}
 };
 
