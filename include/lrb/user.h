@@ -111,7 +111,7 @@ struct lrb_buf;
  * user space (there is no read timer): it sleeps until @timeout_ms has
  * passed, then looks once, so @timeout_ms is the polling period. Records
  * become readable only when their sub-buffer fills or is flushed
- * (lrb_buf_flush(); user space has no switch timer).
+ * (lrb_buf_flush(), or the channel's switch timer: switch_timer_us).
  *
  * Context: the reader's thread; sleeps.
  * Return: 0 when lrb_get_next_subbuf() should find a sub-buffer (checked
