@@ -104,13 +104,17 @@
  */
 #define LRB_STRING(name) (LRB__STRING, char, name)
 
-/* Apply macro @m to each of up to 32 field tuples. */
+/*
+ * Apply macro @m to each of up to 32 field tuples. The trailing 0 leaves
+ * the "..." of LRB__NARG_() an argument even for one field, which ISO C
+ * before C23 requires (-pedantic).
+ */
 #define LRB__CAT_(a, b) a##b
 #define LRB__CAT(a, b) LRB__CAT_(a, b)
 #define LRB__NARG(...)							\
 	LRB__NARG_(__VA_ARGS__, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23,	\
 		   22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8,\
-		   7, 6, 5, 4, 3, 2, 1)
+		   7, 6, 5, 4, 3, 2, 1, 0)
 #define LRB__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13,\
 		   _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24,  \
 		   _25, _26, _27, _28, _29, _30, _31, _32, n, ...) n

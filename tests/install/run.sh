@@ -125,11 +125,14 @@ LRB_EVENT(every_kind, 40,
 	  LRB_ARRAY_TEXT(tag, 4), LRB_INTEGER(uint16_t, n),
 	  LRB_SEQUENCE(int32_t, seq, n), LRB_SEQUENCE_TEXT(text, n),
 	  LRB_STRING(s));
+/* and with one field, the common case (variadic macros, -pedantic) */
+LRB_EVENT(one, 2, LRB_INTEGER(uint32_t, v));
 
 int main(void)
 {
-	const struct lrb_event_desc *const events[] = { &lrb_event_every_kind };
-	struct lrb_metadata_attr meta = { 1000000000, 0, 0, events, 1 };
+	const struct lrb_event_desc *const events[] = { &lrb_event_every_kind,
+							&lrb_event_one };
+	struct lrb_metadata_attr meta = { 1000000000, 0, 0, events, 2 };
 	struct lrb_chan_attr attr = { 4 * LRB_PAGE_SIZE, 4, 1, 0, NULL,
 				      NULL, 0, 0, NULL, 0 };
 	const int16_t arr[2] = { -1, 1 };
@@ -153,6 +156,8 @@ int main(void)
 	if (!ret)
 		ret = lrb_write_every_kind(&cfg, chan, v, 1, 0.5, arr, "abcd",
 					   2, seq, "ab", "s");
+	if (!ret)
+		ret = lrb_write_one(&cfg, chan, 7);
 	if (!ret && lrb_metadata_format(chan, &meta, NULL, 0) <= 0)
 		ret = 1;
 	lrb_channel_destroy(chan);
