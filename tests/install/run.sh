@@ -11,9 +11,9 @@
 #    hooks...) reaches the program: each is defined again by the program,
 #    which does not compile if a header declared it;
 #  - no kernel-only header (kchan.h, the kernel port) is installed;
-#  - the example of Documentation/api.rst, extracted from it, is built and
-#    run with the commands printed there (pkg-config against the prefix),
-#    and its accounting line is checked;
+#  - the examples of Documentation/api.rst, extracted from it, are built
+#    and run with the commands printed there (pkg-config against the
+#    prefix), and their accounting lines are checked;
 #  - neither the headers nor pkg-config --cflags define a feature macro
 #    (_GNU_SOURCE, _LGPL_SOURCE) for the program: strict C11 gets the
 #    out-of-line clock.
@@ -183,24 +183,52 @@ else
 	fail "every installed header, the fast paths used: not clean C++17 (-pedantic -Wall -Wextra -Werror)"
 fi
 
-# --- the example of Documentation/api.rst, as printed there ------------------
-# example.c: the literal block after "``example.c``::", one tab stripped;
-# the commands: the "$ " lines of the section "Example" before it.
+# --- the examples of Documentation/api.rst, as printed there -----------------
+# NAME.c: the literal block after "``NAME.c``::", one tab stripped; the
+# commands: the "$ " lines of the section holding it, before it; the
+# output: the line after "$ ./NAME" there.
 doc=$src/Documentation/api.rst
-ex=$tmp/example
-mkdir -p "$ex"
-awk '/^``example.c``::$/ { on = 1; next }
-     on && /^[^\t]/ && NF { exit }
-     on { sub(/^\t/, ""); print }' "$doc" >"$ex/example.c"
-mapfile -t cmds < <(awk '/^Example$/ { on = 1 } /^``example.c``::$/ { exit }
-			 on && /^\t\$ / { sub(/^\t\$ /, ""); print }' "$doc")
-expect=$(awk '/^Example$/ { on = 1 } /^``example.c``::$/ { exit }
-	      on && prev ~ /^\t\$ \.\/example$/ { sub(/^\t/, ""); print; exit }
-	      { prev = $0 }' "$doc")
-if [ "$(grep -c main "$ex/example.c")" -lt 1 ] || [ ${#cmds[@]} -lt 2 ] ||
-   [ -z "$expect" ]; then
-	fail "no example.c, build commands or output line found in $doc (section Example)"
+mapfile -t examples < <(sed -n 's/^``\([a-z_]*\)\.c``::$/\1/p' "$doc")
+if [ ${#examples[@]} -lt 2 ]; then
+	fail "found ${#examples[@]} examples (\`\`NAME.c\`\`::) in $doc, want 2"
 	finish
+fi
+for name in "${examples[@]}"; do
+	ex=$tmp/example-$name
+	mkdir -p "$ex"
+	marker="\`\`$name.c\`\`::"
+	awk -v m="$marker" '$0 == m { on = 1; next }
+	     on && /^[^\t]/ && NF { exit }
+	     on { sub(/^\t/, ""); print }' "$doc" >"$ex/$name.c"
+	mapfile -t cmds < <(awk -v m="$marker" '/^[-=]+$/ { n = 0 } $0 == m { exit }
+				 /^\t\$ / { sub(/^\t\$ /, ""); c[n++] = $0 }
+				 END { for (i = 0; i < n; i++) print c[i] }' "$doc")
+	expect=$(awk -v m="$marker" -v run="\\t\$ ./$name" '
+		 /^[-=]+$/ { e = "" } $0 == m { print e; exit }
+		 prev == run { e = $0; sub(/^\t/, "", e) } { prev = $0 }' "$doc")
+	if [ "$(grep -c main "$ex/$name.c")" -lt 1 ] || [ ${#cmds[@]} -lt 2 ] ||
+	   [ -z "$expect" ]; then
+		fail "no $name.c, build commands or output line found in $doc"
+		continue
+	fi
+	# the output line's shape, with its counts as numbers
+	pattern=$(sed -E 's/[0-9]+/[0-9]+/g' <<<"$expect")
+	script=$(printf '%s\n' "${cmds[@]}")
+	if out=$(cd "$ex" && env -u LD_LIBRARY_PATH PREFIX="$PREFIX" bash -e -c "$script" 2>&1); then
+		ok
+		if grep -Eqx "$pattern" <<<"$out"; then
+			ok
+		else
+			echo "$out"
+			fail "$name.c printed no line like: $expect"
+		fi
+	else
+		echo "$out"
+		fail "$name.c of $doc, built and run as printed there:"$'\n'"$script"
+	fi
+done
+
+finish
 fi
 # the output line's shape, with its counts as numbers
 pattern=$(sed -E 's/[0-9]+/[0-9]+/g' <<<"$expect")
