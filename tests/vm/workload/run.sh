@@ -26,8 +26,8 @@
 #
 # Environment:
 #   LRB_BENCH_WORKLOAD_ROUNDS  rounds of the three configurations (default 9)
-#   LRB_VM_ACCEL, LRB_VM_QEMU_ARGS  the clock above (default
-#                              tcg,thread=single and -icount shift=0,sleep=on)
+#   LRB_BENCH_WORKLOAD_CLOCK   icount (the default, above) or host:
+#                              multi-threaded TCG on the host's clock
 #   and those of tests/vm/run.sh, whose timeouts are raised here to fit
 set -euo pipefail
 
@@ -38,6 +38,11 @@ runs=$root/build/vmworkload/export/10-workload/runs.txt
 
 say() { echo "lrb workload-vm: $*" >&2; }
 
+case ${LRB_BENCH_WORKLOAD_CLOCK:-icount} in
+icount) accel=tcg,thread=single qemu_args="-icount shift=0,sleep=on" ;;
+host) accel=tcg,thread=multi qemu_args= ;;
+*) say "LRB_BENCH_WORKLOAD_CLOCK=$LRB_BENCH_WORKLOAD_CLOCK: give icount or host"; exit 2 ;;
+esac
 case $rounds in
 '' | *[!0-9]* | 0) say "LRB_BENCH_WORKLOAD_ROUNDS=$rounds: give a positive number of rounds"; exit 2 ;;
 esac
@@ -53,8 +58,7 @@ say "$rounds rounds; building and booting the VM (tests/vm/run.sh)"
 if ! LRB_VM_OUT=$root/build/vmworkload LRB_VM_SCENARIOS_DIR=$stage \
 	LRB_VM_CHECK_DIR=$root/tests/vm/workload \
 	LRB_VM_PROGRAMS="$tracecmd" \
-	LRB_VM_ACCEL=${LRB_VM_ACCEL:-tcg,thread=single} \
-	LRB_VM_QEMU_ARGS=${LRB_VM_QEMU_ARGS:--icount shift=0,sleep=on} \
+	LRB_VM_ACCEL=$accel LRB_VM_QEMU_ARGS="$qemu_args" \
 	LRB_VM_SCENARIO_TIMEOUT=$scen_timeout \
 	LRB_VM_TIMEOUT=${LRB_VM_TIMEOUT:-$((scen_timeout + 300))} \
 	LRB_VM_APPEND="${LRB_VM_APPEND:-} lrbbench.rounds=$rounds" \
