@@ -14,6 +14,8 @@
 #                   build/s390x/), run under qemu-user by tests/run.sh
 #   make bench      lrb beside ftrace's ring buffer and LTTng-UST, kernel
 #                   and user space: a table, Documentation/benchmarks.rst
+#   make bench-workload  the cost of tracing a workload, lrb beside ftrace,
+#                   in a VM (make bench's part workload-vm alone)
 #   make icount     the fast path's instructions per record under callgrind,
 #                   against tests/bench/icount/reference (ICOUNT_ARGS=
 #                   --annotate: where they go; --update: new reference)
@@ -86,7 +88,7 @@ CFLAGS_tsan := -O1 -fsanitize=thread
 
 .PHONY: all lib tools tools-static setup demo demo-user check test-user test-cross fuzz \
 	module \
-	module-clean bench icount \
+	module-clean bench bench-workload icount \
 	kunit kunit-debug vmtest vmtest-debug fuzz-vm verify soak install clean
 all: lib
 
@@ -184,6 +186,11 @@ demo-user: setup
 # (scripts/bench.sh); BENCH_PARTS="user icount ..." runs some parts only.
 bench: setup
 	@scripts/bench.sh $(BENCH_PARTS)
+
+# make bench's workload-vm part alone: its table and goal, Documentation/
+# left alone.
+bench-workload: setup
+	@BENCH_DOC=0 scripts/bench.sh workload-vm
 
 icount: setup
 	@tests/bench/icount/check.sh $(ICOUNT_ARGS)

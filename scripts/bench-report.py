@@ -63,6 +63,33 @@ SECTIONS = [
      "Into /dev/null, mmap's write() never reads the mapping: that figure is "
      "the cost of the ioctl protocol alone. TCG distorts absolute times: "
      "the ratios are the result."),
+    ("workload-vm", "Tracing a real workload (Debian's kernel, qemu TCG)",
+     "The slowdown of a fixed workload traced by lrb and by ftrace, the same "
+     "events recorded the same way, in Debian's 6.12 kernel under qemu (TCG, "
+     "4 vCPUs; tests/vm/workload/). The workload, lrb-pingpong, is "
+     "hackbench's pipe and thread mode: 8 pairs of threads pass a byte "
+     "back and forth through pipes (6000 round trips each), while a thread "
+     "reads the virtio disk with O_DIRECT (3000 blocks of 4 KiB), so that "
+     "it is made of context switches, wakeups and device interrupts. It runs "
+     "untraced; traced by lrb_sample_sched.ko (probes on sched_switch, "
+     "sched_wakeup, irq_handler_entry and irq_handler_exit) recorded by "
+     "lrb-record (splice into files on tmpfs); and traced by ftrace's "
+     "events of the same four tracepoints recorded by trace-cmd record "
+     "(splice of per_cpu/cpuN/trace_pipe_raw into files on tmpfs), both "
+     "with 1 MiB of buffer per CPU. The three take turns in rotating order "
+     "over 9 rounds in one boot; a slowdown is a run's wall time over the "
+     "same round's untraced run, minus one (median, smallest and largest "
+     "round). The guest's clock is qemu's instruction counter (-icount "
+     "shift=0, single-threaded TCG): busy time counts instructions, 1 ns "
+     "each, whatever the host's load; idle time (sleep=on) follows the "
+     "host's clock, and is what spreads the rounds. CPU time added is the "
+     "guest's user, kernel and interrupt time (/proc/stat) over the same "
+     "round's untraced run. Events and losses are the tracers' own counts: "
+     "lrb's records_written and lost counters (checked against its probes' "
+     "attempts each run, and against lrb-dump in the last round), ftrace's "
+     "read events and entries, overrun, commit overrun and dropped events "
+     "(per_cpu/cpuN/stats, as trace-cmd saves them; checked against "
+     "trace-cmd report in the last round)."),
 ]
 
 GOALS = [
@@ -80,6 +107,8 @@ GOALS = [
      "consumers (VM): splice at least 1.5x read into /dev/null"),
     ("consumer-vm", "splice_vs_read_tmpfs", ">=", 1.0,
      "consumers (VM): splice at least as fast as read into a tmpfs file"),
+    ("workload-vm", "ratio_lrb_ftrace_slowdown", "<=", 0.5,
+     "real workload (VM): lrb's slowdown at most half of ftrace's"),
 ]
 
 

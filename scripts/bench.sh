@@ -17,6 +17,8 @@
 #                x86_64 under qemu (TCG: ratios only)
 #   consumer-vm  splice, mmap and read draining lrb.ko's per-CPU files in
 #                Debian's kernel under qemu (tests/vm/bench/run.sh)
+#   workload-vm  a ping-pong workload's slowdown traced by lrb and by
+#                ftrace, same events, same VM (tests/vm/workload/run.sh)
 #
 # Every part prints its figures as "BENCH<tab>section<tab>key<tab>value
 # <tab>unit<tab>label" lines; they are gathered in build/bench/results.tsv
@@ -30,7 +32,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 out=$root/build/bench
-all_parts=(user icount kernel-uml kernel-smp consumer-vm)
+all_parts=(user icount kernel-uml kernel-smp consumer-vm workload-vm)
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=("${all_parts[@]}")
 
@@ -57,6 +59,7 @@ part_cmd() {
 	kernel-uml) echo scripts/kunit.sh --arch uml --bench lrb_bench.bench_single ;;
 	kernel-smp) echo scripts/kunit.sh --arch x86_64 --bench lrb_bench.bench_smp ;;
 	consumer-vm) echo tests/vm/bench/run.sh ;;
+	workload-vm) echo tests/vm/workload/run.sh ;;
 	esac
 }
 

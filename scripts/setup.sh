@@ -42,8 +42,9 @@ kunit_packages=(python3 flex bison bc libelf-dev libssl-dev
 kunit_packages+=(busybox-static cpio)
 # make bench (scripts/bench.sh): LTTng-UST's tracepoint library and
 # headers, lttng-sessiond and the lttng client; procps (ps, pgrep), with
-# which tests/bench/user/run.sh makes sure the daemons it started are gone.
-bench_packages=(lttng-tools liblttng-ust-dev procps)
+# which tests/bench/user/run.sh makes sure the daemons it started are gone;
+# trace-cmd, ftrace's recorder in the VM (tests/vm/workload/run.sh).
+bench_packages=(lttng-tools liblttng-ust-dev procps trace-cmd)
 # The user build for arm64 and s390x (make test-cross, run under qemu-user
 # by tests/run.sh): Debian's multiarch liburcu of those architectures, and
 # the cross libc and libgcc. The compilers are GCC's cross compilers,

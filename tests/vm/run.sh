@@ -66,6 +66,11 @@
 #   LRB_VM_TOOLS              the tools to build for the guest (default all)
 #   LRB_VM_CPUS, LRB_VM_MEM   qemu -smp and -m (default 4 and 1024)
 #   LRB_VM_APPEND             more kernel command line
+#   LRB_VM_ACCEL              qemu -accel (default tcg,thread=multi)
+#   LRB_VM_QEMU_ARGS          more qemu options (words)
+#   LRB_VM_PROGRAMS           more host programs for the guest, with the
+#                             shared libraries they load (the benchmarks'
+#                             trace-cmd, say)
 #   LRB_VM_OUT                output directory (default build/vmtest, or
 #                             build/vmtest-debug; the paths above are under it)
 set -euo pipefail
@@ -459,6 +464,8 @@ build_initramfs() {
 	mkdir -p "$st/var/run" "$st/lib64"
 	copy_dynamic "$st" "$(command -v lttng-relayd)" "$(command -v babeltrace2)" \
 		/usr/lib/x86_64-linux-gnu/babeltrace2/plugins/*.so
+	# shellcheck disable=SC2086 # a list of paths
+	[ -z "${LRB_VM_PROGRAMS:-}" ] || copy_dynamic "$st" $LRB_VM_PROGRAMS
 	install -m 755 "$root/tests/vm/init" "$st/init"
 	(cd "$st" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio --quiet -o -H newc -R 0:0) | gzip -1 >"$out/initramfs.cpio.gz"
@@ -510,7 +517,9 @@ boot() {
 	# KASAN prints its first report only, unless told otherwise.
 	[ -z "${kernel_checks:-}" ] || append+=" kasan_multi_shot"
 	append+=" ${LRB_VM_APPEND:-}"
-	qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -smp "$cpus" -m "$mem"
+	# shellcheck disable=SC2206 # LRB_VM_QEMU_ARGS is words
+	qemu=(qemu-system-x86_64 -accel "${LRB_VM_ACCEL:-tcg,thread=multi}" ${LRB_VM_QEMU_ARGS:-}
+	      -smp "$cpus" -m "$mem"
 	      -nodefaults -display none -monitor none -no-reboot
 	      -kernel "$image" -initrd "$out/initramfs.cpio.gz"
 	      -append "$append"
