@@ -181,6 +181,55 @@ static int lrb_kregion_recover(struct lrb_kregion *r, struct lrb_kchan *kc,
 	return 0;
 }
 
+#ifdef LRB_FAILPOINTS
+/*
+ * Test-only, in lrb.ko as tests/vm builds it (LRB_FAILPOINTS=y): writing
+ * "NAME OFFSET LEN" to parameter scribble overwrites LEN bytes of region
+ * NAME (mapped already: a channel used it) from OFFSET with pseudo-random
+ * bytes, as a crash or stray writes could leave it. The region is then
+ * recovered afresh by the next channel to use it.
+ */
+static int lrb_kregion_scribble(const char *val, const struct kernel_param *kp)
+{
+	char name[LRB_KREGION_NAME_MAX];
+	struct lrb_kregion *r;
+	unsigned long off, len, i;
+	u32 x = 0x9e3779b9;
+	int ret = -ENOENT;
+
+	if (sscanf(val, "%15s %lu %lu", name, &off, &len) != 3)
+		return -EINVAL;
+	mutex_lock(&lrb_kregions_lock);
+	list_for_each_entry(r, &lrb_kregions, node) {
+		if (strcmp(r->name, name))
+			continue;
+		ret = -ERANGE;
+		if (r->user || off > r->size || len > r->size - off)
+			break;
+		for (i = 0; i < len; i++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			((u8 *)r->base)[off + i] = x;
+		}
+		r->held = false;
+		pr_info("lrb: region %s: %lu bytes from %lu scribbled over (scribble)\n",
+			name, len, off);
+		ret = 0;
+		break;
+	}
+	mutex_unlock(&lrb_kregions_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops lrb_scribble_ops = {
+	.set = lrb_kregion_scribble,
+};
+module_param_cb(scribble, &lrb_scribble_ops, NULL, 0200);
+MODULE_PARM_DESC(scribble,
+		 "test only: \"NAME OFFSET LEN\" overwrites bytes of a region with random ones");
+#endif
+
 /**
  * lrb_kregion_attach() - give a persistent channel its region
  * @kc: the channel being created, its metadata made
