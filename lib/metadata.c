@@ -299,12 +299,12 @@ int lrb_metadata_format(const struct lrb_chan *chan,
 EXPORT_SYMBOL_GPL(lrb_metadata_format);
 
 /*
- * Offset after field @upto of @ev in @payload (@avail bytes), or -1 if the
- * payload ends before: a sequence's length is the value of an earlier
- * field, found by walking up to it again.
+ * Offset after the first @nr fields of @ev in @payload (@avail bytes), or
+ * -1 if the payload ends before: a sequence's length is the value of an
+ * earlier field, found by walking up to it again.
  */
 static long lrb_payload_walk(const struct lrb_event_desc *ev,
-			     unsigned int upto, const u8 *payload,
+			     unsigned int nr, const u8 *payload,
 			     unsigned long avail)
 {
 	const struct lrb_event_field *f, *len;
@@ -313,7 +313,7 @@ static long lrb_payload_walk(const struct lrb_event_desc *ev,
 	long end;
 	u64 v;
 
-	for (i = 0; i < upto; i++) {
+	for (i = 0; i < nr; i++) {
 		f = &ev->fields[i];
 		switch (f->kind) {
 		case LRB_KIND_STRING:
@@ -354,8 +354,8 @@ static long lrb_payload_walk(const struct lrb_event_desc *ev,
 	return off;
 }
 
-long lrb_events_payload_size(const struct lrb_decoder *dec, uint32_t id,
-			     const uint8_t *payload, unsigned long avail)
+long lrb_events_payload_size(const struct lrb_decoder *dec, u32 id,
+			     const u8 *payload, unsigned long avail)
 {
 	const struct lrb_metadata_attr *attr = dec->priv;
 	const struct lrb_event_desc *ev;

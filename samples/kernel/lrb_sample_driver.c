@@ -123,6 +123,7 @@ static const struct lrb_config lrb_sd_persist_cfg = {
 	.cb.clock_read = lrb_clock_default,
 	.persistent = true,
 };
+
 /* The flight recorder is laid out in the region. */
 static bool lrb_sd_persistent;
 
