@@ -318,10 +318,9 @@ static long lrb_payload_walk(const struct lrb_event_desc *ev,
 		switch (f->kind) {
 		case LRB_KIND_STRING:
 			n = 0;
+			/* with its NUL: past @avail if there is none */
 			while (off + n < avail && payload[off + n])
 				n++;
-			if (off + n == avail)
-				return -1;
 			n++;
 			break;
 		case LRB_KIND_ARRAY:
