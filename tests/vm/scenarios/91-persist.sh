@@ -53,6 +53,27 @@ run_id() {
 	sed -n 's/^recovery run_id=\([0-9]*\) .*/\1/p' "$PREV/stats"
 }
 
+# record_live CONSUMER: lrb-record reads the live persistent pk-fr (its
+# pages are the region's: splice hands out copies, mmap maps them)
+record_live() {
+	LIVE=$1
+	lrb-record pk-fr -o "/tmp/live-$1" --consumer "$1" --quiet \
+		2>"$LOGDIR/live-$1.err" &
+	LIVE_PID=$!
+	wait_for 30 "lrb-record --consumer $1 to open pk-fr" \
+		holds_cpu_files "$LIVE_PID" pk-fr
+}
+
+# check_live: after rmmod, the recorder ended and babeltrace2 reads it
+check_live() {
+	check "lrb-record --consumer $LIVE of the live persistent channel ends cleanly" \
+		wait "$LIVE_PID"
+	_n=$(babeltrace2 "/tmp/live-$LIVE" 2>"$LOGDIR/live-bt2.err" |
+	     grep -c io_complete)
+	check "babeltrace2 reads its trace ($_n events, $TOTAL written)" \
+		test "$_n" -gt 0 -a "$_n" -le "$TOTAL"
+}
+
 load_lrb || finish
 CPUS=$(grep -c '^processor' /proc/cpuinfo)
 TOTAL=$((N * 2 * CPUS))
@@ -126,10 +147,12 @@ check "the log says the released region is laid out afresh" \
 	logged "lrb: region lrb: no previous run to recover (its previous run was released): laid out afresh"
 check "the flight recorder is persistent again" \
 	grep -q "channel pk-fr mode=overwrite persistent" "$SDDBG/written"
+record_live splice
 wait_for 120 "the second run's writers" sd_done
 
 # 5. overwrite_previous=1 takes a region with a run not released
 check "rmmod the sample" rmmod lrb_sample_driver
+check_live
 check "insmod the sample (third run recovered, held)" load_sd
 RUN2=$(run_id)
 check "a new previous run ($RUN2) replaced the released one ($RUN1)" \
@@ -144,8 +167,10 @@ check "the flight recorder is persistent" \
 	grep -q "channel pk-fr mode=overwrite persistent" "$SDDBG/written"
 check "its copy stays readable" test "$(run_id)" = "$RUN2"
 echo 0 >"$PARAM/overwrite_previous"
+record_live mmap
 wait_for 120 "the writers" sd_done
 check "rmmod the sample" rmmod lrb_sample_driver
+check_live
 
 # 6. a header scribbled over is never trusted
 mark
