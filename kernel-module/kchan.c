@@ -213,6 +213,11 @@ static int lrb_kchan_check(const struct lrb_config *cfg,
 		       attr->name);
 		return -EINVAL;
 	}
+	if (cfg->persistent != !!attr->region) {
+		pr_err("lrb: channel %s: a persistent configuration needs a region (lrb_kchan_attr.region), and a region a persistent configuration\n",
+		       attr->name);
+		return -EINVAL;
+	}
 	if (by_timer != !!attr->read_timer_us) {
 		pr_err("lrb: channel %s: read_timer_us must be set exactly when readers are woken by timer\n",
 		       attr->name);
