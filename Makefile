@@ -52,7 +52,7 @@ USER_TESTS := $(UNIT_TESTS) stress kunit_user persist
 # in kunit_user, through the shim of tests/user/kunit-shim: a new suite
 # that runs in both builds is one more name here.
 KUNIT_USER_SUITES := api_test account_test alloc_test nesting_test stress_test \
-		     wrap_test packet_time_test
+		     wrap_test packet_time_test region_test
 KUNIT_SHIM := tests/user/kunit-shim
 KUNIT_USER_SRCS := tests/kunit/helpers.c \
 		   $(patsubst %,tests/kunit/%.c,$(KUNIT_USER_SUITES)) \

@@ -2,7 +2,8 @@
 /*
  * The channel-level files: /dev/lrb/<channel>/metadata, the CTF metadata
  * of the channel's streams, and /dev/lrb/<channel>/stats, the counters of
- * every per-CPU buffer as text.
+ * every per-CPU buffer as text; a previous run's channel also has
+ * /dev/lrb/<channel>.previous/release, which lets its region go.
  */
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -49,6 +50,44 @@ static void lrb_stats_line(struct seq_file *m, const char *name,
 		   c->pages_spliced, c->lost_overwrite, recycled);
 }
 
+static const char *const lrb_drop_names[LRB_DROP_NR] = {
+	[LRB_DROP_SLOT] = "slot",
+	[LRB_DROP_HEADER] = "header",
+	[LRB_DROP_STALE] = "stale",
+	[LRB_DROP_OPENING] = "opening",
+	[LRB_DROP_COMMIT] = "commit",
+	[LRB_DROP_UNCOMMITTED] = "uncommitted",
+	[LRB_DROP_RECORD] = "record",
+	[LRB_DROP_ORDER] = "order",
+};
+
+/*
+ * A previous run's channel: what recovery kept and dropped, per buffer of
+ * that run, each drop cause as packets/records/bytes.
+ */
+static void lrb_recovery_lines(struct seq_file *m, struct lrb_kchan *kc)
+{
+	const struct lrb_krecovered *kr = kc->recovered;
+	const struct lrb_recovery_stats *st;
+	unsigned int b, c;
+
+	seq_printf(m, "recovery run_id=%llu region=%s bufs=%u released=%d time_us=%llu\n",
+		   kr->run_id, lrb_kregion_name(kc->region), kr->nr_bufs,
+		   READ_ONCE(kr->released), kr->time_us);
+	for (b = 0; b < kr->nr_bufs; b++) {
+		st = &kr->stats[b];
+		seq_printf(m, "recovery cpu%u packets=%llu records=%llu bytes=%llu lost_full=%llu lost_wrap=%llu lost_big=%llu lost_nest=%llu",
+			   b, st->packets, st->records, st->bytes,
+			   st->lost_full, st->lost_wrap, st->lost_big,
+			   st->lost_nest);
+		for (c = 0; c < LRB_DROP_NR; c++)
+			seq_printf(m, " drop_%s=%llu/%llu/%llu",
+				   lrb_drop_names[c], st->drop_packets[c],
+				   st->drop_records[c], st->drop_bytes[c]);
+		seq_putc(m, '\n');
+	}
+}
+
 static int lrb_stats_show(struct seq_file *m, void *v)
 {
 	struct lrb_kchan *kc = m->private;
@@ -69,6 +108,8 @@ static int lrb_stats_show(struct seq_file *m, void *v)
 		total_recycled += recycled;
 	}
 	lrb_stats_line(m, "total", &total, total_recycled);
+	if (kc->recovered)
+		lrb_recovery_lines(m, kc);
 	return 0;
 }
 
@@ -85,4 +126,27 @@ const struct file_operations lrb_stats_fops = {
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = single_release,
+};
+
+static int lrb_release_open(struct inode *inode, struct file *file)
+{
+	if ((file->f_flags & O_ACCMODE) != O_WRONLY)
+		return -EACCES;
+	file->private_data = lrb_kdev_kchan(inode);
+	return 0;
+}
+
+/* Any write releases: the bytes written do not matter. */
+static ssize_t lrb_release_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	lrb_kregion_release(file->private_data);
+	return count;
+}
+
+const struct file_operations lrb_release_fops = {
+	.owner = THIS_MODULE,
+	.open = lrb_release_open,
+	.write = lrb_release_write,
+	.llseek = noop_llseek,
 };

@@ -411,9 +411,24 @@ static void lrb_kb_spliced_add(struct lrb_kbuf *kb, struct page *page)
 }
 
 /*
+ * A persistent channel's pages are its region's, which stays: the pipe
+ * gets a copy of the held packet's page at the cursor.
+ */
+static void *lrb_kb_page_copy(struct lrb_kbuf *kb)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	if (!page)
+		return NULL;
+	memcpy(page_address(page), kb->sb.pages[kb->cursor >> PAGE_SHIFT],
+	       PAGE_SIZE);
+	return page_address(page);
+}
+
+/*
  * Move whole pages of the held packet into @pipe, each replaced in the
- * buffer by a page a pipe gave back, or else by a fresh page. Called with
- * kb->lock and the pipe locked.
+ * buffer by a page a pipe gave back, or else by a fresh page (copied, for
+ * a persistent channel). Called with kb->lock and the pipe locked.
  */
 static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
 				   struct pipe_inode_info *pipe, size_t len)
@@ -434,8 +449,10 @@ static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
 			/* the kernel's: a pipe may outlive lrb.ko */
 			.ops = &nosteal_pipe_buf_ops,
 		};
-		struct page *fresh = lrb_kb_spliced_free_page(kb);
-		void *page = lrb_subbuf_steal_page(kb->buf, &kb->sb,
+		bool copy = lrb_kb_chan(kb)->region;
+		struct page *fresh = copy ? NULL : lrb_kb_spliced_free_page(kb);
+		void *page = copy ? lrb_kb_page_copy(kb) :
+			     lrb_subbuf_steal_page(kb->buf, &kb->sb,
 						   kb->cursor >> PAGE_SHIFT,
 						   fresh ? page_address(fresh) :
 							   NULL);
@@ -450,7 +467,8 @@ static ssize_t lrb_kb_splice_pages(struct lrb_kbuf *kb,
 			atomic64_inc(&kb->pages_recycled);
 		}
 		pb.page = virt_to_page(page);
-		lrb_kb_spliced_add(kb, pb.page);
+		if (!copy)
+			lrb_kb_spliced_add(kb, pb.page);
 		/* cannot fail: the pipe has room and readers, and is locked */
 		add_to_pipe(pipe, &pb);
 		atomic64_inc(&kb->pages_spliced);

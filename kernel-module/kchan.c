@@ -28,7 +28,12 @@ static void lrb_kchan_release(struct kref *ref)
 {
 	struct lrb_kchan *kc = container_of(ref, struct lrb_kchan, ref);
 
-	lrb_channel_destroy(kc->chan);
+	if (kc->chan)
+		lrb_channel_destroy(kc->chan);
+	/* no reader is left on its pages: the region may serve again */
+	if (kc->region && !kc->recovered)
+		lrb_kregion_detach(kc);
+	kfree(kc->recovered);
 	kfree(kc->metadata);
 	kfree(kc->kbufs);
 	kfree(kc);
@@ -208,6 +213,11 @@ static int lrb_kchan_check(const struct lrb_config *cfg,
 		       attr->name);
 		return -EINVAL;
 	}
+	if (cfg->persistent != !!attr->region) {
+		pr_err("lrb: channel %s: a persistent configuration needs a region (lrb_kchan_attr.region), and a region a persistent configuration\n",
+		       attr->name);
+		return -EINVAL;
+	}
 	if (by_timer != !!attr->read_timer_us) {
 		pr_err("lrb: channel %s: read_timer_us must be set exactly when readers are woken by timer\n",
 		       attr->name);
@@ -245,10 +255,15 @@ static int lrb_kchan_metadata(struct lrb_kchan *kc,
 		.events = attr->events,
 		.nr_events = attr->nr_events,
 	};
+	/* before the channel: a region keeps the text from its creation on */
+	const struct lrb_chan proto = {
+		.cfg = &kc->cfg,
+		.stream_id = attr->chan.stream_id,
+	};
 	int len;
 
 	lrb_clock_offset(&kc->cfg, kc->clock_freq, &meta);
-	len = lrb_metadata_format(kc->chan, &meta, NULL, 0);
+	len = lrb_metadata_format(&proto, &meta, NULL, 0);
 	if (len < 0) {
 		pr_err("lrb: channel %s: its events are inconsistent (an id or name used twice, a sequence without an earlier unsigned length field, or a bad enumeration label): fix their LRB_EVENT() definitions\n",
 		       kc->name);
@@ -257,40 +272,15 @@ static int lrb_kchan_metadata(struct lrb_kchan *kc,
 	kc->metadata = kmalloc(len + 1, GFP_KERNEL);
 	if (!kc->metadata)
 		return -ENOMEM;
-	kc->metadata_len = lrb_metadata_format(kc->chan, &meta, kc->metadata,
+	kc->metadata_len = lrb_metadata_format(&proto, &meta, kc->metadata,
 					       len + 1);
 	return 0;
 }
 
-static struct lrb_kchan *lrb_kchan_alloc(const struct lrb_config *cfg,
-					 const struct lrb_kchan_attr *attr)
+static void lrb_kchan_init_bufs(struct lrb_kchan *kc)
 {
-	struct lrb_chan_attr chan_attr = attr->chan;
-	struct lrb_kchan *kc;
 	unsigned int cpu;
-	int ret;
 
-	kc = kzalloc(sizeof(*kc), GFP_KERNEL);
-	if (!kc)
-		return ERR_PTR(-ENOMEM);
-	strscpy(kc->name, attr->name, sizeof(kc->name));
-	kc->cfg = *cfg;
-	kc->switch_timer_us = attr->switch_timer_us;
-	kc->read_timer_us = attr->read_timer_us;
-	kc->clock_freq = attr->clock_freq ?: NSEC_PER_SEC;
-	kref_init(&kc->ref);
-	chan_attr.nr_cpus = nr_cpu_ids;
-	kc->kbufs = kcalloc(nr_cpu_ids, sizeof(*kc->kbufs), GFP_KERNEL);
-	if (!kc->kbufs) {
-		kfree(kc);
-		return ERR_PTR(-ENOMEM);
-	}
-	ret = lrb_channel_create(&kc->cfg, &chan_attr, &kc->chan);
-	if (ret) {
-		kfree(kc->kbufs);
-		kfree(kc);
-		return ERR_PTR(ret);
-	}
 	for_each_possible_cpu(cpu) {
 		struct lrb_kbuf *kb = &kc->kbufs[cpu];
 
@@ -302,11 +292,52 @@ static struct lrb_kchan *lrb_kchan_alloc(const struct lrb_config *cfg,
 			    TIMER_PINNED);
 		timer_setup(&kb->read_timer, lrb_read_timer_fn, TIMER_PINNED);
 	}
+}
+
+/* A channel of @cfg with its buffers; kc->chan stays NULL on failure. */
+static struct lrb_kchan *lrb_kchan_new(const char *name,
+				       const struct lrb_config *cfg)
+{
+	struct lrb_kchan *kc;
+
+	kc = kzalloc(sizeof(*kc), GFP_KERNEL);
+	if (!kc)
+		return NULL;
+	strscpy(kc->name, name, sizeof(kc->name));
+	kc->cfg = *cfg;
+	kref_init(&kc->ref);
+	kc->kbufs = kcalloc(nr_cpu_ids, sizeof(*kc->kbufs), GFP_KERNEL);
+	if (!kc->kbufs) {
+		kfree(kc);
+		return NULL;
+	}
+	return kc;
+}
+
+static struct lrb_kchan *lrb_kchan_alloc(const struct lrb_config *cfg,
+					 const struct lrb_kchan_attr *attr)
+{
+	struct lrb_chan_attr chan_attr = attr->chan;
+	struct lrb_kchan *kc;
+	int ret;
+
+	kc = lrb_kchan_new(attr->name, cfg);
+	if (!kc)
+		return ERR_PTR(-ENOMEM);
+	kc->switch_timer_us = attr->switch_timer_us;
+	kc->read_timer_us = attr->read_timer_us;
+	kc->clock_freq = attr->clock_freq ?: NSEC_PER_SEC;
+	chan_attr.nr_cpus = nr_cpu_ids;
 	ret = lrb_kchan_metadata(kc, attr);
+	if (!ret && attr->region)
+		ret = lrb_kregion_attach(kc, attr, &chan_attr);
+	if (!ret)
+		ret = lrb_channel_create(&kc->cfg, &chan_attr, &kc->chan);
 	if (ret) {
 		lrb_kchan_put(kc);
 		return ERR_PTR(ret);
 	}
+	lrb_kchan_init_bufs(kc);
 	return kc;
 }
 
@@ -319,6 +350,8 @@ static void lrb_kchan_del_files(struct lrb_kchan *kc, unsigned int nr_cpus)
 			lrb_kdev_del(&kc->kbufs[cpu].kdev);
 	lrb_kdev_del(&kc->stats_dev);
 	lrb_kdev_del(&kc->metadata_dev);
+	if (kc->recovered)
+		lrb_kdev_del(&kc->release_dev);
 }
 
 static int lrb_kchan_add_files(struct lrb_kchan *kc)
@@ -335,6 +368,15 @@ static int lrb_kchan_add_files(struct lrb_kchan *kc)
 	if (ret) {
 		lrb_kdev_del(&kc->metadata_dev);
 		return ret;
+	}
+	if (kc->recovered) {
+		ret = lrb_kdev_add(kc, &kc->release_dev, &lrb_release_fops,
+				   "release");
+		if (ret) {
+			lrb_kdev_del(&kc->stats_dev);
+			lrb_kdev_del(&kc->metadata_dev);
+			return ret;
+		}
 	}
 	for_each_possible_cpu(cpu) {
 		snprintf(file, sizeof(file), "cpu%u", cpu);
@@ -436,3 +478,93 @@ void lrb_kchan_destroy(struct lrb_kchan *kc)
 	lrb_kchan_put(kc);
 }
 EXPORT_SYMBOL_GPL(lrb_kchan_destroy);
+
+/**
+ * lrb_kchan_create_previous() - publish a recovered run as a channel
+ * @name: the channel's name (<channel>.previous)
+ * @rec: the recovery, which the caller frees afterwards
+ * @r: the region it came from
+ * @time_us: how long recovery took
+ *
+ * A discard channel with the previous run's geometry, whose buffers hold
+ * the packets kept (lrb_recovery_load()): readers get them with read,
+ * splice and mmap as from any channel, then the end of the file. No
+ * client writes it, no timer or CPU hotplug callback touches it; lrb.ko
+ * owns it until lrb_kchan_remove_previous().
+ *
+ * Return: the channel, or an ERR_PTR(): -ENOMEM, -EEXIST.
+ */
+struct lrb_kchan *lrb_kchan_create_previous(const char *name,
+					    const struct lrb_recovery *rec,
+					    struct lrb_kregion *r,
+					    u64 time_us)
+{
+	const struct lrb_config cfg = {
+		.mode = LRB_MODE_DISCARD,
+		.alloc = LRB_ALLOC_PER_CPU,
+		.wakeup = LRB_WAKEUP_BY_WRITER,
+		.header = rec->dec.header,
+		.tsc_bits = rec->dec.tsc_bits,
+		.cb.clock_read = lrb_clock_default,
+	};
+	struct lrb_chan_attr chan_attr = {
+		.subbuf_size = rec->header.subbuf_size,
+		.num_subbuf = rec->header.num_subbuf,
+		.nr_cpus = nr_cpu_ids,
+		.stream_id = rec->header.stream_id,
+	};
+	struct lrb_krecovered *kr;
+	struct lrb_kchan *kc;
+	unsigned int b;
+	int ret = -ENOMEM;
+
+	kc = lrb_kchan_new(name, &cfg);
+	if (!kc)
+		return ERR_PTR(-ENOMEM);
+	kc->clock_freq = NSEC_PER_SEC;
+	kr = kzalloc(struct_size(kr, stats, rec->nr_bufs), GFP_KERNEL);
+	kc->recovered = kr;
+	kc->metadata = kmemdup_nul(rec->metadata, rec->metadata_size,
+				   GFP_KERNEL);
+	if (!kr || !kc->metadata)
+		goto fail;
+	kc->region = r;
+	kc->metadata_len = rec->metadata_size;
+	kr->run_id = rec->header.run_id;
+	kr->time_us = time_us;
+	kr->nr_bufs = rec->nr_bufs;
+	for (b = 0; b < rec->nr_bufs; b++)
+		kr->stats[b] = rec->bufs[b].stats;
+	ret = lrb_channel_create(&kc->cfg, &chan_attr, &kc->chan);
+	if (ret)
+		goto fail;
+	lrb_kchan_init_bufs(kc);
+	ret = lrb_recovery_load(rec, kc->chan);
+	if (ret)
+		goto fail;
+	lrb_kchan_finalize(kc, false);
+	ret = lrb_kchan_register(kc);
+	if (ret)
+		goto fail;
+	return kc;
+
+fail:
+	lrb_kchan_put(kc);
+	return ERR_PTR(ret);
+}
+
+/**
+ * lrb_kchan_remove_previous() - remove a channel of a previous run
+ * @kc: from lrb_kchan_create_previous()
+ *
+ * Its files go away; those still open drain it and free it at the last
+ * close.
+ */
+void lrb_kchan_remove_previous(struct lrb_kchan *kc)
+{
+	mutex_lock(&lrb_kchans_lock);
+	list_del(&kc->node);
+	lrb_kchan_del_files(kc, nr_cpu_ids);
+	mutex_unlock(&lrb_kchans_lock);
+	lrb_kchan_put(kc);
+}

@@ -16,6 +16,7 @@
 #include <linux/wait.h>
 
 #include <lrb/kchan.h>
+#include <lrb/region.h>
 
 /**
  * struct lrb_kdev - a character device of a channel
@@ -99,6 +100,27 @@ struct lrb_kbuf {
 	struct wait_queue_entry status_wait;
 };
 
+/* Suffix of the channel that shows a region's previous run. */
+#define LRB_PREVIOUS_SUFFIX ".previous"
+
+struct lrb_kregion;
+
+/**
+ * struct lrb_krecovered - what the recovery of a previous run kept
+ * @run_id: the previous run's identifier
+ * @time_us: microseconds recovery took
+ * @released: its region was released
+ * @nr_bufs: buffers of the previous run
+ * @stats: per buffer, what was kept and dropped
+ */
+struct lrb_krecovered {
+	u64 run_id;
+	u64 time_us;
+	bool released;
+	unsigned int nr_bufs;
+	struct lrb_recovery_stats stats[];
+};
+
 /**
  * struct lrb_kchan - a channel published as files
  * @name: channel name
@@ -120,9 +142,13 @@ struct lrb_kbuf {
  *	written
  * @failed: its creation failed after its files were published: readers
  *	get ENODEV, not the end of the file
+ * @region: a persistent channel's region, or the region a previous run
+ *	(@recovered) came from
+ * @recovered: a previous run's channel (<name>.previous): its recovery
+ * @release_dev: /dev/lrb/<name>.previous/release
  */
 struct lrb_kchan {
-	char name[LRB_KCHAN_NAME_MAX + 1];
+	char name[LRB_KCHAN_NAME_MAX + sizeof(LRB_PREVIOUS_SUFFIX)];
 	struct lrb_config cfg;
 	struct lrb_chan *chan;
 	struct lrb_kbuf *kbufs;
@@ -139,6 +165,9 @@ struct lrb_kchan {
 	u64 clock_freq;
 	bool finalized;
 	bool failed;
+	struct lrb_kregion *region;
+	struct lrb_krecovered *recovered;
+	struct lrb_kdev release_dev;
 };
 
 /* main.c */
@@ -150,6 +179,11 @@ extern int lrb_cpuhp_dead_state;
 
 /* kchan.c */
 void lrb_kchan_put(struct lrb_kchan *kc);
+struct lrb_kchan *lrb_kchan_create_previous(const char *name,
+					    const struct lrb_recovery *rec,
+					    struct lrb_kregion *r,
+					    u64 time_us);
+void lrb_kchan_remove_previous(struct lrb_kchan *kc);
 bool lrb_kchan_finalized(struct lrb_kchan *kc);
 int lrb_kchan_online(unsigned int cpu, struct hlist_node *node);
 int lrb_kchan_offline(unsigned int cpu, struct hlist_node *node);
@@ -159,6 +193,15 @@ int lrb_kchan_dead(unsigned int cpu, struct hlist_node *node);
 extern const struct file_operations lrb_cpu_fops;
 extern const struct file_operations lrb_metadata_fops;
 extern const struct file_operations lrb_stats_fops;
+extern const struct file_operations lrb_release_fops;
 void lrb_kbuf_counters(struct lrb_kbuf *kb, struct lrb_buf_counters *c);
+
+/* region.c */
+int lrb_kregion_attach(struct lrb_kchan *kc, const struct lrb_kchan_attr *attr,
+		       struct lrb_chan_attr *chan_attr);
+void lrb_kregion_detach(struct lrb_kchan *kc);
+void lrb_kregion_release(struct lrb_kchan *kc);
+const char *lrb_kregion_name(const struct lrb_kregion *r);
+void lrb_kregion_exit(void);
 
 #endif /* _LRB_MODULE_H */

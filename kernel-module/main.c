@@ -19,11 +19,16 @@ static DEFINE_IDA(lrb_minors);
 int lrb_cpuhp_state;
 int lrb_cpuhp_dead_state;
 
-/* Files are root's and read-only: they hold what the kernel traced. */
+/*
+ * Files are root's and read-only: they hold what the kernel traced. A
+ * previous run's release file is write-only.
+ */
 static char *lrb_devnode(const struct device *dev, umode_t *mode)
 {
+	const char *file = strrchr(dev_name(dev), '!');
+
 	if (mode)
-		*mode = 0400;
+		*mode = file && !strcmp(file, "!release") ? 0200 : 0400;
 	return NULL;
 }
 
@@ -115,9 +120,13 @@ unregister_region:
 	return ret;
 }
 
-/* Clients and open files hold the module: no channel is left here. */
+/*
+ * Clients and open files hold the module: no channel is left here but the
+ * previous runs lrb.ko itself shows.
+ */
 static void __exit lrb_exit(void)
 {
+	lrb_kregion_exit();
 	cpuhp_remove_multi_state(lrb_cpuhp_dead_state);
 	cpuhp_remove_multi_state(lrb_cpuhp_state);
 	class_unregister(&lrb_class);

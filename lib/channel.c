@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lrb channels: validation of a client's configuration and geometry,
- * creation and teardown of its buffers.
+ * creation and teardown of its buffers, and the loading of a recovered
+ * persistent channel's packets into them.
  */
 #include <lrb/lrb.h>
+#include <lrb/region.h>
 #include "backend.h"
 #include "port.h"
 
@@ -229,3 +231,59 @@ void lrb_channel_flush(struct lrb_chan *chan)
 		lrb_buf_flush(chan->bufs[i]);
 }
 EXPORT_SYMBOL_GPL(lrb_channel_flush);
+
+/**
+ * lrb_recovery_load() - put the recovered packets in a channel's buffers
+ * @rec: the recovery
+ * @chan: a discard channel with the recovered geometry (sub-buffer size
+ *	and count), nothing written to it, and no writer ever
+ *
+ * Buffer b of @chan receives the packets of buffer b of @rec, as
+ * lrb_recovery_copy() hands them out, complete and delivered as if its
+ * writers had written them: readers take them as any other packets, with
+ * every reader interface. Buffers of @rec beyond @chan->nr_bufs are left
+ * out (the caller says so). Readers must not be attached yet.
+ *
+ * Return: 0, or -EINVAL if @chan does not have the recovered geometry.
+ */
+int lrb_recovery_load(const struct lrb_recovery *rec, struct lrb_chan *chan)
+{
+	bool per_cpu = __lrb_per_cpu(chan->cfg);
+	const struct lrb_rec_packet *pk;
+	const struct lrb_rec_buf *rb;
+	unsigned long hs = sizeof(pk->header), pos;
+	struct lrb_buf *buf;
+	unsigned int b, i;
+
+	if (chan->cfg->mode != LRB_MODE_DISCARD ||
+	    chan->subbuf_size != rec->header.subbuf_size ||
+	    chan->num_subbuf != rec->header.num_subbuf)
+		return -EINVAL;
+	for (b = 0; b < rec->nr_bufs && b < chan->nr_bufs; b++) {
+		rb = &rec->bufs[b];
+		buf = chan->bufs[b];
+		/* recovery keeps at most a ring of packets, oldest first */
+		for (i = 0; i < rb->nr_packets && i < chan->num_subbuf; i++) {
+			void **pages = __lrb_slot_pages(chan, buf, i);
+
+			pk = &rb->packets[i];
+			pos = (unsigned long)i << chan->subbuf_order;
+			lrb_pages_fill(pages, 0, &pk->header, hs);
+			lrb_pages_fill(pages, hs,
+				       (const char *)rec->base + pk->offset + hs,
+				       pk->content - hs);
+			lrb_pages_fill(pages, pk->content, NULL,
+				       chan->subbuf_size - pk->content);
+			__lrb_v_set(per_cpu,
+				    &buf->records[__lrb_records_index(chan, pos)],
+				    pk->records);
+			__lrb_v_set(per_cpu, &buf->commit[i], chan->subbuf_size);
+		}
+		__lrb_v_set(per_cpu, &buf->offset,
+			    (unsigned long)i << chan->subbuf_order);
+	}
+	/* the packets before the state that says they are complete */
+	smp_wmb();
+	return 0;
+}
+EXPORT_SYMBOL_GPL(lrb_recovery_load);

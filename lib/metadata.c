@@ -297,3 +297,77 @@ int lrb_metadata_format(const struct lrb_chan *chan,
 	return o.len;
 }
 EXPORT_SYMBOL_GPL(lrb_metadata_format);
+
+/*
+ * Offset after the first @nr fields of @ev in @payload (@avail bytes), or
+ * -1 if the payload ends before: a sequence's length is the value of an
+ * earlier field, found by walking up to it again.
+ */
+static long lrb_payload_walk(const struct lrb_event_desc *ev,
+			     unsigned int nr, const u8 *payload,
+			     unsigned long avail)
+{
+	const struct lrb_event_field *f, *len;
+	unsigned long off = 0, n;
+	unsigned int i, k;
+	long end;
+	u64 v;
+
+	for (i = 0; i < nr; i++) {
+		f = &ev->fields[i];
+		switch (f->kind) {
+		case LRB_KIND_STRING:
+			n = 0;
+			/* with its NUL: past @avail if there is none */
+			while (off + n < avail && payload[off + n])
+				n++;
+			n++;
+			break;
+		case LRB_KIND_ARRAY:
+			n = f->length * f->size;
+			break;
+		case LRB_KIND_SEQUENCE:
+			for (k = 0; k < i; k++)
+				if (!strcmp(ev->fields[k].name, f->length_field))
+					break;
+			len = &ev->fields[k];
+			end = k < i ? lrb_payload_walk(ev, k + 1, payload, avail) :
+				      -1;
+			if (end < 0 || len->size > sizeof(v))
+				return -1;
+			v = 0;
+			memcpy((u8 *)&v + (LRB_TSDL_BIG_ENDIAN ?
+					   sizeof(v) - len->size : 0),
+			       payload + end - len->size, len->size);
+			if (f->size && v > avail / f->size)
+				return -1;
+			n = (unsigned long)v * f->size;
+			break;
+		default:
+			n = f->size;
+		}
+		if (n > avail - off)
+			return -1;
+		off += n;
+	}
+	return off;
+}
+
+long lrb_events_payload_size(const struct lrb_decoder *dec, u32 id,
+			     const u8 *payload, unsigned long avail)
+{
+	const struct lrb_metadata_attr *attr = dec->priv;
+	const struct lrb_event_desc *ev;
+	unsigned int i;
+	long n;
+
+	for (i = 0; i < attr->nr_events; i++) {
+		ev = attr->events[i];
+		if (ev->id != id)
+			continue;
+		n = lrb_payload_walk(ev, ev->nr_fields, payload, avail);
+		return n < 0 ? -EBADMSG : n;
+	}
+	return -EBADMSG;
+}
+EXPORT_SYMBOL_GPL(lrb_events_payload_size);

@@ -253,6 +253,8 @@ const char *lrb_region_check(const void *base, unsigned long size,
 	if (size < sizeof(*h))
 		return "region smaller than its header";
 	memcpy(h, base, sizeof(*h));
+	if (h->magic == LRB_REGION_RELEASED)
+		return "its previous run was released";
 	if (h->magic != LRB_REGION_MAGIC)
 		return __builtin_bswap64(h->magic) == LRB_REGION_MAGIC ?
 			       "region written in the other byte order" :
@@ -278,6 +280,24 @@ const char *lrb_region_check(const void *base, unsigned long size,
 	return NULL;
 }
 EXPORT_SYMBOL_GPL(lrb_region_check);
+
+/**
+ * lrb_region_release() - let a region's previous run go
+ * @base: the region, holding a layout lrb_region_check() accepts
+ *
+ * Marks the region released (%LRB_REGION_RELEASED): recovery finds
+ * nothing in it any more, and the next channel laid out in it starts
+ * afresh. Called once the previous run was read, or is not wanted.
+ */
+void lrb_region_release(void *base)
+{
+	struct lrb_region_header *h = base;
+
+	WRITE_ONCE(h->magic, LRB_REGION_RELEASED);
+	/* a store that reaches memory before the next crash does */
+	smp_wmb();
+}
+EXPORT_SYMBOL_GPL(lrb_region_release);
 
 static unsigned long lrb_rword(const u8 *desc, unsigned long i)
 {

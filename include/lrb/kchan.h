@@ -29,6 +29,11 @@
  * @events: the client's events (LRB_EVENT()'s lrb_event_<name>), which
  *	the metadata declares; the descriptions are read at creation only
  * @nr_events: how many
+ * @region: with a persistent configuration (cfg->persistent, overwrite
+ *	mode), the name of the memory reserved at boot with
+ *	reserve_mem=SIZE:ALIGN:NAME that the channel is laid out in; the
+ *	previous run found there is first recovered as the read-only channel
+ *	<name>.previous (Documentation/persistent.rst); NULL otherwise
  */
 struct lrb_kchan_attr {
 	const char *name;
@@ -38,6 +43,7 @@ struct lrb_kchan_attr {
 	u64 clock_freq;
 	const struct lrb_event_desc *const *events;
 	unsigned int nr_events;
+	const char *region;
 };
 
 struct lrb_kchan;
@@ -54,6 +60,11 @@ struct lrb_kchan;
  * Context: process context; sleeps (allocations, device nodes, hotplug).
  * Return: the channel, or an ERR_PTR(): -EINVAL for a bad name or setting
  * (the kernel log says which), -EEXIST if the name is taken, -ENOMEM.
+ * With @attr->region also: -ENOENT if no memory of that name was reserved
+ * at boot, -ENOSPC if it is too small, -EBUSY if another channel uses it
+ * or it holds a previous run not yet released (recovered as
+ * <name>.previous; lrb.ko's overwrite_previous=1 lays the new run out over
+ * it instead): a client may then create the channel without the region.
  */
 struct lrb_kchan *lrb_kchan_create(const struct lrb_config *cfg,
 				   const struct lrb_kchan_attr *attr);

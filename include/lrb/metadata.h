@@ -7,6 +7,7 @@
 #ifndef _LRB_METADATA_H
 #define _LRB_METADATA_H
 
+#include <lrb/decode.h>
 #include <lrb/internal/buffer.h>
 
 #ifdef __cplusplus
@@ -113,6 +114,26 @@ struct lrb_metadata_attr {
 int lrb_metadata_format(const struct lrb_chan *chan,
 			const struct lrb_metadata_attr *attr, char *out,
 			unsigned long size);
+
+/**
+ * lrb_events_payload_size() - payload size of a record of the events of
+ *	a struct lrb_metadata_attr, for struct lrb_decoder.payload_size
+ * @dec: the decoder; its priv points to the struct lrb_metadata_attr
+ *	whose events the records are
+ * @id: event id of the record
+ * @payload: its first payload byte
+ * @avail: bytes readable at @payload
+ *
+ * Walks the fields as LRB_EVENT() stores them (packed, in this CPU's byte
+ * order: sequence lengths are read that way): a kernel client's events
+ * validate the records of a region this machine wrote.
+ *
+ * Context: any context; does not sleep.
+ * Return: the payload bytes, or -EBADMSG if @id is not an event of the
+ * list or the payload does not fit in @avail.
+ */
+long lrb_events_payload_size(const struct lrb_decoder *dec, uint32_t id,
+			     const uint8_t *payload, unsigned long avail);
 
 #ifdef __cplusplus
 }

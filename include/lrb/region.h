@@ -16,6 +16,7 @@
 extern "C" {
 #endif
 
+struct lrb_chan;
 struct lrb_chan_attr;
 
 /**
@@ -145,6 +146,8 @@ int lrb_region_recover(const void *base, unsigned long size,
 long lrb_recovery_copy(const struct lrb_recovery *rec, unsigned int b,
 		       unsigned int i, void *dst, unsigned long len);
 void lrb_recovery_free(struct lrb_recovery *rec);
+void lrb_region_release(void *base);
+int lrb_recovery_load(const struct lrb_recovery *rec, struct lrb_chan *chan);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,11 @@
  * cancels its CPU's timer. Every attempt takes the next sequence number of
  * its (CPU, context) stream and every failed reserve is counted, so a
  * reader can account for every completion: debugfs file "written".
+ *
+ * region=NAME makes the flight recorder persistent: laid out in the memory
+ * reserved at boot with reserve_mem=SIZE:ALIGN:NAME, its last records
+ * survive a crash and come back as channel <name>-fr.previous
+ * (Documentation/persistent.rst).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -76,6 +81,10 @@ static bool autostart = true;
 module_param(autostart, bool, 0444);
 MODULE_PARM_DESC(autostart, "start logging at load (else: write start to debugfs ctl)");
 
+static char *region;
+module_param(region, charp, 0444);
+MODULE_PARM_DESC(region, "reserve_mem name: the flight recorder <name>-fr is persistent there");
+
 #define LRB_SD_RATE_MAX 1000000
 /* Timer period at rates of 1000/s and more; the kthread's wakeup slack. */
 #define LRB_SD_TICK_NS NSEC_PER_MSEC
@@ -105,6 +114,18 @@ enum {
 
 static const struct lrb_config lrb_sd_discard_cfg = LRB_SD_CFG(LRB_MODE_DISCARD);
 static const struct lrb_config lrb_sd_flight_cfg = LRB_SD_CFG(LRB_MODE_OVERWRITE);
+static const struct lrb_config lrb_sd_persist_cfg = {
+	.mode = LRB_MODE_OVERWRITE,
+	.alloc = LRB_ALLOC_PER_CPU,
+	.wakeup = LRB_WAKEUP_BY_WRITER,
+	.header = LRB_HEADER_COMPACT,
+	.tsc_bits = 27,
+	.cb.clock_read = lrb_clock_default,
+	.persistent = true,
+};
+
+/* The flight recorder is laid out in the region. */
+static bool lrb_sd_persistent;
 
 /**
  * struct lrb_sd_stream - the writer of one (CPU, context)
@@ -187,7 +208,10 @@ static void lrb_sd_log(u8 ctx)
 		lrb_sd_emit(&lrb_sd_discard_cfg, chan, &io, s->rec,
 			    &s->lost[LRB_SD_DISCARD]);
 	chan = lrb_sd_chan[LRB_SD_FLIGHT];
-	if (chan)
+	if (chan && lrb_sd_persistent)
+		lrb_sd_emit(&lrb_sd_persist_cfg, chan, &io, s->rec,
+			    &s->lost[LRB_SD_FLIGHT]);
+	else if (chan)
 		lrb_sd_emit(&lrb_sd_flight_cfg, chan, &io, s->rec,
 			    &s->lost[LRB_SD_FLIGHT]);
 	put_cpu();
@@ -388,8 +412,10 @@ static int lrb_sd_written_show(struct seq_file *m, void *unused)
 	for (c = 0; c < LRB_SD_NR_CHANS; c++) {
 		if (!lrb_sd_kc[c])
 			continue;
-		seq_printf(m, "channel %s mode=%s\n", lrb_sd_names[c],
-			   c == LRB_SD_DISCARD ? "discard" : "overwrite");
+		seq_printf(m, "channel %s mode=%s%s\n", lrb_sd_names[c],
+			   c == LRB_SD_DISCARD ? "discard" : "overwrite",
+			   c == LRB_SD_FLIGHT && lrb_sd_persistent ?
+			   " persistent" : "");
 		all_attempts = 0;
 		all_lost = 0;
 		for_each_possible_cpu(cpu) {
@@ -462,6 +488,11 @@ static int lrb_sd_check_params(void)
 		       rate, LRB_SD_RATE_MAX);
 		return -EINVAL;
 	}
+	if (region && !strcmp(mode, "discard")) {
+		pr_err("region=%s needs the flight recorder: load with mode=overwrite or mode=both\n",
+		       region);
+		return -EINVAL;
+	}
 	if (!task_writers && !irq_writers) {
 		pr_err("task=0 and irq=0: enable at least one writer context\n");
 		return -EINVAL;
@@ -492,6 +523,28 @@ static int lrb_sd_alloc(void)
 	return 0;
 }
 
+/*
+ * The flight recorder in the region; if the region still holds a previous
+ * run that was not released, a flight recorder that is not persistent.
+ */
+static struct lrb_kchan *lrb_sd_create_persistent(struct lrb_kchan_attr *attr)
+{
+	struct lrb_kchan *kc;
+
+	attr->region = region;
+	kc = lrb_kchan_create(&lrb_sd_persist_cfg, attr);
+	if (!IS_ERR(kc)) {
+		lrb_sd_persistent = true;
+		return kc;
+	}
+	if (PTR_ERR(kc) != -EBUSY)
+		return kc;
+	pr_warn("channel %s is NOT persistent: region %s is busy (the lrb message above says why and what to do); then load this module again\n",
+		attr->name, region);
+	attr->region = NULL;
+	return lrb_kchan_create(&lrb_sd_flight_cfg, attr);
+}
+
 static int lrb_sd_create(unsigned int c)
 {
 	struct lrb_kchan_attr attr = {
@@ -502,10 +555,13 @@ static int lrb_sd_create(unsigned int c)
 		.events = lrb_sd_events,
 		.nr_events = ARRAY_SIZE(lrb_sd_events),
 	};
+	const struct lrb_config *cfg = c == LRB_SD_DISCARD ?
+					       &lrb_sd_discard_cfg :
+					       &lrb_sd_flight_cfg;
 	struct lrb_kchan *kc;
 
-	kc = lrb_kchan_create(c == LRB_SD_DISCARD ? &lrb_sd_discard_cfg :
-						    &lrb_sd_flight_cfg, &attr);
+	kc = c == LRB_SD_FLIGHT && region ? lrb_sd_create_persistent(&attr) :
+					    lrb_kchan_create(cfg, &attr);
 	if (IS_ERR(kc)) {
 		pr_err("cannot create channel %s (subbuf_size=%lu num_subbuf=%lu): %pe; %s\n",
 		       lrb_sd_names[c], subbuf_size, num_subbuf, kc,
@@ -532,6 +588,7 @@ static void lrb_sd_destroy(void)
 		lrb_sd_kc[c] = NULL;
 		lrb_sd_chan[c] = NULL;
 	}
+	lrb_sd_persistent = false;
 }
 
 static int __init lrb_sd_init(void)

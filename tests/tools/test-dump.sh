@@ -206,6 +206,22 @@ for v in rel asan; do
 		echo "$out"
 		fail "lrb-stats [$v]: table (exit $rc)"
 	fi
+	# a previous run's channel: its recovery lines are not counters
+	mkdir -p "$dev/demo.previous"
+	{
+		cat "$dev/demo/stats"
+		echo "recovery run_id=7 region=lrb bufs=2 released=0 time_us=90"
+		echo "recovery cpu0 packets=3 records=1000 bytes=9000 lost_full=5 drop_slot=0/0/0"
+	} >"$dev/demo.previous/stats"
+	out=$("$s" demo.previous 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && grep -qE '^ *total +1500 +5 ' <<<"$out" &&
+	   ! grep -q recovery <<<"$out"; then
+		ok
+	else
+		echo "$out"
+		fail "lrb-stats [$v]: a previous run's stats (exit $rc)"
+	fi
 	out=$("$s" --json demo 2>&1)
 	if grep -q '"records_written": 1500' <<<"$out" && grep -q '"cpu": 1' <<<"$out" &&
 	   grep -q '"lost_overwrite": 90' <<<"$out"; then

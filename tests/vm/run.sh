@@ -71,6 +71,8 @@
 #   LRB_VM_PROGRAMS           more host programs for the guest, with the
 #                             shared libraries they load (the benchmarks'
 #                             trace-cmd, say)
+#   LRB_VM_RESERVE            reserve_mem= of the command line, the memory
+#                             of persistent channels (default 16M:4096:lrb)
 #   LRB_VM_OUT                output directory (default build/vmtest, or
 #                             build/vmtest-debug; the paths above are under it)
 set -euo pipefail
@@ -513,6 +515,8 @@ boot() {
 	# an int3 Oops (not an lrb bug). Per-CPU monotonic is all lrb needs.
 	append+=" tsc=reliable"
 	append+=" lrbvm.timeout=$scen_timeout lrbvm.cpus=$cpus"
+	# memory for persistent channels (91-persist; Documentation/persistent.rst)
+	append+=" reserve_mem=${LRB_VM_RESERVE:-16M:4096:lrb}"
 	[ "$selected" = all ] || append+=" lrbvm.scenarios=$(IFS=,; echo "${scenarios[*]}")"
 	# KASAN prints its first report only, unless told otherwise.
 	[ -z "${kernel_checks:-}" ] || append+=" kasan_multi_shot"

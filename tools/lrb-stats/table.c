@@ -30,6 +30,9 @@ int stats_read(const char *path, struct stats_sample *s)
 	     line = strtok_r(NULL, "\n", &save), n++) {
 		struct lrb_buf_counters c;
 
+		/* a previous run's channel: what recovery kept, not counters */
+		if (!strncmp(line, "recovery ", 9))
+			continue;
 		if (lrb_parse_stats_line(line, &cpu, &c)) {
 			tool_err("%s: line %u is not a stats line ('%.60s'): are lrb.ko and lrb-stats of the same version?",
 				 path, n + 1, line);

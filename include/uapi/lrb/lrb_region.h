@@ -20,6 +20,12 @@
 /* "LRBREGN1" as a 64-bit word in the writer's byte order. */
 #define LRB_REGION_MAGIC 0x4c52425245474e31ULL
 #define LRB_REGION_VERSION 1U
+/*
+ * "LRBRLSD1": the magic of a region whose run was released (read, or let
+ * go) after recovery: the next run lays it out afresh, and nothing is
+ * recovered from it.
+ */
+#define LRB_REGION_RELEASED 0x4c5242524c534431ULL
 
 /*
  * A buffer's descriptor is an array of words of word_size bytes (the
@@ -36,7 +42,7 @@
 
 /**
  * struct lrb_region_header - the fixed part at the start of a region
- * @magic: %LRB_REGION_MAGIC
+ * @magic: %LRB_REGION_MAGIC, or %LRB_REGION_RELEASED once released
  * @version: %LRB_REGION_VERSION: the layout of everything below
  * @header_size: bytes of this header
  * @region_size: bytes of the region the layout spans

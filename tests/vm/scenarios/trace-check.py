@@ -13,6 +13,9 @@ by (cpu, ctx, seq), are checked against its own counts ("written"):
                                    MAX_FILES, each at most MAX_SIZE bytes;
                                    the records left per (cpu, ctx) are a
                                    gap-free run ending at the last attempt
+  complete TRACE                   every attempt of every (cpu, ctx) exactly
+                                   once, as lrb-dump and babeltrace2 read
+                                   it (91-persist: a recovered run)
   chunks TRACE [EARLY]             DIR/archives/BEGIN-END-ID, IDs 0..n-1;
                                    together every attempt exactly once, each
                                    chunk's after the previous one's; EARLY
@@ -153,6 +156,20 @@ def check_files(trace, max_size, max_files):
               got == list(range(got[0], n)))
 
 
+def check_complete(trace):
+    att, lost = written(trace)
+    check("the sample lost nothing (lost=%d)" % lost, lost == 0)
+    seqs = {}
+    for c, x, s in read_trace(trace, trace):
+        seqs.setdefault((c, x), []).append(s)
+    check("records of the sample's CPUs and contexts only (%s)" %
+          sorted(set(seqs) - set(att)), set(seqs) <= set(att))
+    for key, n in sorted(att.items()):
+        got = sorted(seqs.get(key, []))
+        check("cpu%d ctx %d: seq 0..%d, each once (%d records)" %
+              (key[0], key[1], n - 1, len(got)), n > 0 and got == list(range(n)))
+
+
 def check_chunks(trace, early):
     att, lost = written(trace)
     check("the sample lost nothing (lost=%d): every record is in a chunk" % lost,
@@ -198,6 +215,8 @@ def check_chunks(trace, early):
 
 if sys.argv[1] == "agree":
     read_trace(sys.argv[2], sys.argv[2])
+elif sys.argv[1] == "complete":
+    check_complete(sys.argv[2])
 elif sys.argv[1] == "files":
     check_files(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
 else:
