@@ -6,10 +6,11 @@
  *
  *  - control connection: VERSION, CREATE_SESSION, CREATE_TRACE_CHUNK (the
  *    session's only chunk, id 0), ADD_STREAM for the metadata and each
- *    CPU, SEND_METADATA, STREAMS_SENT; then SEND_INDEX and DATA_PENDING
- *    for every packet; at the end BEGIN_DATA_PENDING, QUIESCENT_CONTROL,
- *    DATA_PENDING for each CPU and END_DATA_PENDING until relayd has
- *    written everything, then CLOSE_STREAM;
+ *    CPU, SEND_METADATA, STREAMS_SENT; then SEND_INDEX for every packet
+ *    with DATA_PENDING for the one before; at the end
+ *    BEGIN_DATA_PENDING, QUIESCENT_CONTROL, DATA_PENDING for each CPU
+ *    and END_DATA_PENDING until relayd has written everything, then
+ *    CLOSE_STREAM;
  *  - data connection: every packet, after a data header naming its
  *    stream and its network sequence number.
  *
@@ -17,14 +18,13 @@
  * the control one, both under one lock, so that relayd always holds the
  * index of every packet it has but the last. relayd answers the index
  * from its control thread, whether its data thread has written the
- * packet yet or not; its answer to DATA_PENDING, asked with the index,
- * tells: a packet is "confirmed" once relayd said that it has written
- * it or a later packet of its stream. With --live, each consumer
- * thread calls rec_relayd_tick() every live period: the CPU's packet is
- * closed (LRB_IOC_FLUSH), and a CPU that wrote nothing since its last
- * packet sends a beacon, the empty index entry with which lttng-consumerd
- * tells relayd and its live viewers up to when a stream is known to be
- * quiet.
+ * packet yet or not; its answer to DATA_PENDING tells: a packet is
+ * "confirmed" once relayd said that it has written it or a later packet
+ * of its stream. With --live, each consumer thread calls
+ * rec_relayd_tick() every live period: the CPU's packet is closed
+ * (LRB_IOC_FLUSH), and a CPU that wrote nothing since its last packet
+ * sends a beacon, the empty index entry with which lttng-consumerd tells
+ * relayd and its live viewers up to when a stream is known to be quiet.
  */
 #include "record.h"
 #include "relayd.h"
@@ -614,11 +614,13 @@ int rec_relayd_open(struct rec *r, const char *session, bool named)
 }
 
 /*
- * One whole packet, then its index and whether relayd has written it and
- * the one before, asked together; 0 or -1. relayd's data thread is
- * usually still at the packet when its control thread answers, rarely
- * further behind: the packet before is then confirmed. An answer of "not
- * yet" leaves a packet unconfirmed until a later answer on its stream.
+ * One whole packet, then its index and whether relayd has written the
+ * CPU's packet before it, asked together; 0 or -1. relayd's data thread
+ * is usually still at the new packet when its control thread answers (a
+ * question about it would nearly always get "not yet"), rarely further
+ * behind. So a packet is confirmed when its CPU sends the next one, by a
+ * beacon (--live) or at the end; an answer of "not yet" leaves it
+ * unconfirmed until a later answer on its stream.
  */
 static int rly_packet(struct rec_cpu *c, const unsigned char *p, size_t len)
 {
@@ -659,10 +661,8 @@ static int rly_packet(struct rec_cpu *c, const unsigned char *p, size_t len)
 	yc->sent_bytes += len;
 	if (rly_send(y, RLY_SEND_INDEX, &ix, sizeof(ix), NULL, 0) ||
 	    (ask_before && rly_ask_written(y, yc, yc->next_seq - 1)) ||
-	    rly_ask_written(y, yc, yc->next_seq) ||
 	    rly_status(y, "a packet's index") ||
-	    (ask_before && rly_written(y, yc, yc->next_seq - 1, before) < 0) ||
-	    rly_written(y, yc, yc->next_seq, yc->sent_bytes) < 0)
+	    (ask_before && rly_written(y, yc, yc->next_seq - 1, before) < 0))
 		goto out;
 	/* this CPU's clock was at least here when the packet was taken */
 	yc->ref_ts = h.timestamp_end;
