@@ -614,8 +614,8 @@ int rec_relayd_open(struct rec *r, const char *session, bool named)
 }
 
 /*
- * One whole packet, then its index and whether relayd has written the
- * CPU's packet before it, asked together; 0 or -1. relayd's data thread
+ * One whole packet, then its index, then whether relayd has written the
+ * CPU's packet before it; 0 or -1. relayd's data thread
  * is usually still at the new packet when its control thread answers (a
  * question about it would nearly always get "not yet"), rarely further
  * behind. So a packet is confirmed when its CPU sends the next one, by a
@@ -659,10 +659,15 @@ static int rly_packet(struct rec_cpu *c, const unsigned char *p, size_t len)
 	ask_before = yc->confirmed < yc->next_seq;
 	yc->next_seq++;
 	yc->sent_bytes += len;
+	/*
+	 * One command at a time: relayd's socket has Nagle on, so a second
+	 * small answer in flight waits for the ACK of the first, which
+	 * this end delays (some 40 ms).
+	 */
 	if (rly_send(y, RLY_SEND_INDEX, &ix, sizeof(ix), NULL, 0) ||
-	    (ask_before && rly_ask_written(y, yc, yc->next_seq - 1)) ||
 	    rly_status(y, "a packet's index") ||
-	    (ask_before && rly_written(y, yc, yc->next_seq - 1, before) < 0))
+	    (ask_before && (rly_ask_written(y, yc, yc->next_seq - 1) ||
+			    rly_written(y, yc, yc->next_seq - 1, before) < 0)))
 		goto out;
 	/* this CPU's clock was at least here when the packet was taken */
 	yc->ref_ts = h.timestamp_end;
