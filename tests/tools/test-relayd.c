@@ -10,7 +10,8 @@
  *
  * Prints per stream "stream CPU packets P bytes B records R discarded D"
  * and, at the end, "confirmed CPU PACKETS BYTES" for the packets relayd
- * confirmed. --stop-after K: after K packets, create DIR/paused and wait
+ * confirmed writing and "sent CPU PACKETS BYTES" for those sent whole,
+ * confirmed or not. --stop-after K: after K packets, create DIR/paused and wait
  * (up to 60 s) for DIR/go before sending the rest (the test kills relayd
  * meanwhile). --live: a live session (period 0.2 s) named
  * test-relayd-live; once it is open, DIR/paused and wait for DIR/go (a
@@ -186,9 +187,12 @@ int main(int argc, char **argv)
 	if (rec_relayd_close(&r))
 		ret = 1;
 	for (i = 0; i < NCPU; i++) {
-		__u64 bytes, n = rec_relayd_acked(&r.cpus[i], &bytes);
+		__u64 bytes, n = rec_relayd_confirmed(&r.cpus[i], &bytes);
 
 		printf("confirmed %u %llu %llu\n", i, (unsigned long long)n,
+		       (unsigned long long)bytes);
+		n = rec_relayd_sent(&r.cpus[i], &bytes);
+		printf("sent %u %llu %llu\n", i, (unsigned long long)n,
 		       (unsigned long long)bytes);
 	}
 	if (!ret)

@@ -8,7 +8,11 @@
 #     it: events and discarded events as liblrb counted them;
 #   - a port nobody listens on, a peer of another protocol version and a
 #     peer that hangs up: a clear error, exit status 1;
-#   - relayd killed (SIGKILL) mid-recording: a clear error, exit status 1,
+#   - at the end relayd has confirmed writing every packet (its answers to
+#     DATA_PENDING);
+#   - relayd killed (SIGKILL) mid-recording, its data connection held back
+#     by a proxy after 30 packets while their indexes go through: a clear
+#     error, exit status 1, none of the held packets counted confirmed,
 #     and relayd's files hold every packet it confirmed, byte for byte;
 #   - a live session watched by babeltrace2's lttng-live, attached before
 #     the first packet: stream 3 goes quiet and sends beacons, as
@@ -128,6 +132,11 @@ say "sent $records records, $discarded discarded; babeltrace2: $events events, $
 check "babeltrace2's events ($events) = records sent ($records)" test "$events" -eq "$records"
 check "babeltrace2's discarded ($bt_disc) = discarded ($discarded)" test "$bt_disc" -eq "$discarded"
 check "records were lost, so discarded events are tested ($discarded)" test "$discarded" -gt 0
+while read -r _ cpu packets bytes; do
+	want=$(awk -v c="$cpu" '$1 == "stream" && $2 == c { print $4, $6 }' "$tmp/out")
+	check "relayd confirmed writing all of stream $cpu ($packets packets, $bytes bytes; sent: $want)" \
+		test "$packets $bytes" = "$want"
+done < <(grep '^confirmed' "$tmp/out")
 
 # --- errors ------------------------------------------------------------------
 # expect WHAT PATTERN URL: test-relayd fails (1) saying PATTERN
@@ -181,16 +190,48 @@ expect "data port refused" "cannot connect to lttng-relayd's data port at 127.0.
 relayd_stop
 
 # --- relayd killed mid-recording -----------------------------------------------
+# The data connection goes through a proxy that passes the first 30
+# packets (data header and packet, 32 + 4096 bytes each) and then holds
+# the rest back: relayd accepts the indexes of the held packets, but they
+# are not written, so they must not count as confirmed.
 relayd_start "$tmp/r3" || finish
-rm -rf "$tmp/k"
-mkdir -p "$tmp/k"
-"$sender" "net://127.0.0.1:$CTRL:$DATA" "$tmp/k" --stop-after 40 >"$tmp/out" 2>"$tmp/err" &
-spid=$!
-pids+=("$spid")
-for _ in $(seq 100); do
-	[ -e "$tmp/k/paused" ] && break
+held=30
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+__import__("os").rename(sys.argv[1] + ".tmp", sys.argv[1])
+c, _ = s.accept()
+u = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
+n, lim = 0, int(sys.argv[3])
+while n < lim:
+    b = c.recv(min(65536, lim - n))
+    if not b:
+        break
+    u.sendall(b)
+    n += len(b)
+time.sleep(600)' "$tmp/proxy" "$DATA" $((held * (32 + 4096))) &
+pids+=($!)
+for _ in $(seq 50); do
+	[ -s "$tmp/proxy" ] && break
 	sleep 0.1
 done
+rm -rf "$tmp/k"
+mkdir -p "$tmp/k"
+"$sender" "net://127.0.0.1:$CTRL:$(cat "$tmp/proxy")" "$tmp/k" --stop-after 40 \
+	>"$tmp/out" 2>"$tmp/err" &
+spid=$!
+pids+=("$spid")
+# on_file: the bytes of relayd's stream files
+on_file() {
+	find "$tmp/r3" -name 'test_[0-9]*' ! -name '*.idx' -type f -printf '%s\n' |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+for _ in $(seq 300); do
+	[ -e "$tmp/k/paused" ] && [ "$(on_file)" -ge $((held * 4096)) ] && break
+	sleep 0.1
+done
+check "relayd killed: 40 packets sent, the $held passed written ($(on_file) bytes)" \
+	test -e "$tmp/k/paused" -a "$(on_file)" -eq $((held * 4096))
 relayd_stop -KILL
 touch "$tmp/k/go"
 wait "$spid"
@@ -199,13 +240,23 @@ check "relayd killed: exit status $rc, want 1" test $rc -eq 1
 check "relayd killed: says so: $(head -c 400 "$tmp/err")" \
 	grep -q "relayd went away (killed or stopped?)" "$tmp/err"
 trace=$(dirname "$(find "$tmp/r3" -name metadata -type f)")
-total=0
+confirmed=0
+sent=0
 while read -r _ cpu packets bytes; do
-	total=$((total + packets))
-	check "relayd killed: cpu$cpu's $packets confirmed packets are in relayd's file" \
+	confirmed=$((confirmed + packets))
+	check "relayd killed: cpu$cpu's $packets confirmed packets ($bytes bytes) are in relayd's file" \
 		cmp -s -n "$bytes" "$tmp/k/test_$cpu" "$trace/test_$cpu"
+	size=$(stat -c %s "$trace/test_$cpu")
+	check "relayd killed: cpu$cpu: relayd's file ($size bytes) is the start of the stream" \
+		cmp -s -n "$size" "$tmp/k/test_$cpu" "$trace/test_$cpu"
 done < <(grep '^confirmed' "$tmp/out")
-check "relayd killed: 40 packets confirmed before ($total)" test "$total" -eq 40
+while read -r _ _ packets _; do
+	sent=$((sent + packets))
+done < <(grep '^sent' "$tmp/out")
+say "relayd killed: $sent packets sent, $confirmed confirmed, $held let through"
+check "relayd killed: no held packet confirmed ($confirmed confirmed, $held let through)" \
+	test "$confirmed" -le "$held"
+check "relayd killed: 40 packets sent before ($sent)" test "$sent" -ge 40
 
 # --- live ------------------------------------------------------------------------
 # wait_file FILE: until it exists (30 s at most)

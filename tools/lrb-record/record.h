@@ -244,8 +244,13 @@ int rec_relayd_tick(struct rec_cpu *c);
 int rec_relayd_beacon(struct rec_cpu *c, __u64 now);
 /* Close the streams and the connections; 0, or -1 if anything failed. */
 int rec_relayd_close(struct rec *r);
-/* Packets of @c relayd confirmed, and their bytes in @bytes. */
-__u64 rec_relayd_acked(const struct rec_cpu *c, __u64 *bytes);
+/*
+ * Packets of @c relayd confirmed (said it has written to its files), and
+ * their bytes in @bytes.
+ */
+__u64 rec_relayd_confirmed(const struct rec_cpu *c, __u64 *bytes);
+/* Packets of @c sent whole to relayd, confirmed or not; bytes in @bytes. */
+__u64 rec_relayd_sent(const struct rec_cpu *c, __u64 *bytes);
 /* relayd's control address, and its directory for the session. */
 const char *rec_relayd_peer(void);
 const char *rec_relayd_output(void);

@@ -7,18 +7,24 @@
  *  - control connection: VERSION, CREATE_SESSION, CREATE_TRACE_CHUNK (the
  *    session's only chunk, id 0), ADD_STREAM for the metadata and each
  *    CPU, SEND_METADATA, STREAMS_SENT; then SEND_INDEX for every packet
- *    and CLOSE_STREAM at the end;
+ *    with DATA_PENDING for the one before; at the end
+ *    BEGIN_DATA_PENDING, QUIESCENT_CONTROL, DATA_PENDING for each CPU
+ *    and END_DATA_PENDING until relayd has written everything, then
+ *    CLOSE_STREAM;
  *  - data connection: every packet, after a data header naming its
  *    stream and its network sequence number.
  *
  * A packet goes out whole on the data connection and then its index on
  * the control one, both under one lock, so that relayd always holds the
- * index of every packet it has but the last. With --live, each consumer
- * thread calls rec_relayd_tick() every live period: the CPU's packet is
- * closed (LRB_IOC_FLUSH), and a CPU that wrote nothing since its last
- * packet sends a beacon, the empty index entry with which lttng-consumerd
- * tells relayd and its live viewers up to when a stream is known to be
- * quiet.
+ * index of every packet it has but the last. relayd answers the index
+ * from its control thread, whether its data thread has written the
+ * packet yet or not; its answer to DATA_PENDING tells: a packet is
+ * "confirmed" once relayd said that it has written it or a later packet
+ * of its stream. With --live, each consumer thread calls
+ * rec_relayd_tick() every live period: the CPU's packet is closed
+ * (LRB_IOC_FLUSH), and a CPU that wrote nothing since its last packet
+ * sends a beacon, the empty index entry with which lttng-consumerd tells
+ * relayd and its live viewers up to when a stream is known to be quiet.
  */
 #include "record.h"
 #include "relayd.h"
@@ -37,18 +43,25 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How long relayd may take to answer a command. */
+/*
+ * How long relayd may take to answer a command, and, at the end, to
+ * write the packets it was sent.
+ */
 #define RLY_REPLY_TIMEOUT_S 30
+/* How often the end asks whether relayd has written everything. */
+#define RLY_PENDING_POLL_US 100000
 /* Live periods a live session stays open after its last packet. */
 #define REC_RELAYD_LINGER_PERIODS 5
 
 /**
  * struct rly_cpu - one CPU's stream on relayd
  * @handle: relayd's stream id
- * @next_seq: network sequence number of the next packet
- * @acked: packets relayd has confirmed (their index was accepted)
- * @acked_bytes: their bytes
- * @ref_ts: the timestamp_end of the last packet relayd confirmed ...
+ * @next_seq: network sequence number of the next packet, and the packets
+ *	sent whole on the data connection
+ * @sent_bytes: their bytes
+ * @confirmed: packets relayd said it has written (DATA_PENDING answered 0)
+ * @confirmed_bytes: their bytes
+ * @ref_ts: the timestamp_end of the last packet whose index relayd took ...
  * @ref_ns: ... and tool_now_ns() when lrb-record had taken it
  * @buf: read consumer: the packet being put together
  * @have: bytes of @buf filled
@@ -56,8 +69,9 @@
 struct rly_cpu {
 	__u64 handle;
 	__u64 next_seq;
-	__u64 acked;
-	__u64 acked_bytes;
+	__u64 sent_bytes;
+	__u64 confirmed;
+	__u64 confirmed_bytes;
 	__u64 ref_ts;
 	__u64 ref_ns;
 	unsigned char *buf;
@@ -79,6 +93,7 @@ struct rly_cpu {
  * @live_port: the live port viewers connect to (for the message)
  * @hostname: the name this machine announces (the viewer URL has it)
  * @session: the session name
+ * @session_id: relayd's id of the session
  * @output: relayd's output directory for the session
  * @meta_handle: the metadata stream's id
  * @cpus: per CPU, in the order of struct rec's
@@ -97,6 +112,7 @@ struct rly {
 	unsigned int live_port;
 	char hostname[65];
 	char session[256];
+	__u64 session_id;
 	char output[4096];
 	__u64 meta_handle;
 	struct rly_cpu *cpus;
@@ -295,19 +311,27 @@ static int rly_write(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* A failure of the connection: say what it means for the recording. */
+#define RLY_KNOWN \
+	"relayd's files hold the packets it confirmed writing, and perhaps some sent after them (see the summary)"
+
+/*
+ * A failure of the connection: say what it means for the recording. The
+ * packets relayd confirmed are in its files (written, though perhaps not
+ * yet on its disk if its machine went down); of those sent after them,
+ * its files may hold all, some (the last perhaps in part) or none.
+ */
 static void rly_lost(struct rly *y, const char *what, int err)
 {
 	if (y->dead)
 		return;
 	y->dead = true;
 	if (err == ETIMEDOUT || err == EAGAIN)
-		tool_err("lttng-relayd at %s did not answer %s within %d s: the recording stops; relayd has every packet it confirmed (see the summary)",
-			 y->ctrl_peer, what, RLY_REPLY_TIMEOUT_S);
+		tool_err("lttng-relayd at %s did not answer %s within %d s: the recording stops; %s",
+			 y->ctrl_peer, what, RLY_REPLY_TIMEOUT_S, RLY_KNOWN);
 	else
-		tool_err("lttng-relayd at %s: %s: %s: relayd went away (killed or stopped?); the recording stops, relayd has every packet it confirmed (see the summary)",
+		tool_err("lttng-relayd at %s: %s: %s: relayd went away (killed or stopped?); the recording stops, %s",
 			 y->ctrl_peer, what,
-			 err ? strerror(err) : "connection closed");
+			 err ? strerror(err) : "connection closed", RLY_KNOWN);
 }
 
 static int rly_connect(struct rly *y, const struct sockaddr_storage *ss,
@@ -384,6 +408,47 @@ static int rly_status(struct rly *y, const char *what)
 	return 0;
 }
 
+/* DATA_PENDING for @yc's first @packets packets. */
+static int rly_ask_written(struct rly *y, struct rly_cpu *yc, __u64 packets)
+{
+	struct rly_data_pending m = {
+		.stream_id = htobe64(yc->handle),
+		/* -1 if none: relayd answers that nothing is pending */
+		.last_net_seq_num = htobe64(packets - 1),
+	};
+
+	return rly_send(y, RLY_DATA_PENDING, &m, sizeof(m), NULL, 0);
+}
+
+/*
+ * relayd's answer to rly_ask_written(@packets): 0 if it has written them
+ * all (they are confirmed now; @bytes is their size), 1 if not yet, -1 on
+ * an error.
+ */
+static int rly_written(struct rly *y, struct rly_cpu *yc, __u64 packets,
+		       __u64 bytes)
+{
+	struct rly_generic_reply rep;
+	__u32 code;
+
+	if (rly_recv(y, &rep, sizeof(rep), "a data pending query"))
+		return -1;
+	code = be32toh(rep.ret_code);
+	if (code == 0) {
+		if (packets > yc->confirmed) {
+			yc->confirmed = packets;
+			yc->confirmed_bytes = bytes;
+		}
+		return 0;
+	}
+	if (code == 1)
+		return 1;
+	tool_err("lttng-relayd at %s answered a data pending query on its stream %llu with %d: it does not know the stream; see relayd's log (lttng-relayd -v)",
+		 y->ctrl_peer, (unsigned long long)yc->handle, (int)code);
+	y->dead = true;
+	return -1;
+}
+
 static int rly_version(struct rly *y)
 {
 	struct rly_version v = {
@@ -453,6 +518,7 @@ static int rly_create_session(struct rly *y, struct rec *r, bool named)
 	if (rly_recv(y, y->output, plen, "creating the session"))
 		return -1;
 	y->output[plen] = 0;
+	y->session_id = be64toh(rep.session_id);
 	if (be32toh(rep.ret_code) != RLY_OK) {
 		tool_err("lttng-relayd at %s refused to create session '%s' (LTTng error code %u): see relayd's log (lttng-relayd -v)",
 			 y->ctrl_peer, y->session, be32toh(rep.ret_code));
@@ -547,7 +613,15 @@ int rec_relayd_open(struct rec *r, const char *session, bool named)
 	return 0;
 }
 
-/* One whole packet, then its index; 0 or -1. */
+/*
+ * One whole packet, then its index, then whether relayd has written the
+ * CPU's packet before it; 0 or -1. relayd's data thread
+ * is usually still at the new packet when its control thread answers (a
+ * question about it would nearly always get "not yet"), rarely further
+ * behind. So a packet is confirmed when its CPU sends the next one, by a
+ * beacon (--live) or at the end; an answer of "not yet" leaves it
+ * unconfirmed until a later answer on its stream.
+ */
 static int rly_packet(struct rec_cpu *c, const unsigned char *p, size_t len)
 {
 	struct rly *y = &rly_conn;
@@ -555,7 +629,8 @@ static int rly_packet(struct rec_cpu *c, const unsigned char *p, size_t len)
 	struct lrb_packet_header h;
 	struct rly_data_hdr dh = { 0 };
 	struct rly_index ix = { 0 };
-	__u64 taken = tool_now_ns();
+	__u64 taken = tool_now_ns(), before;
+	bool ask_before;
 	int ret = -1;
 
 	memcpy(&h, p, sizeof(h));
@@ -580,12 +655,20 @@ static int rly_packet(struct rec_cpu *c, const unsigned char *p, size_t len)
 		rly_lost(y, "sending a packet", errno);
 		goto out;
 	}
+	before = yc->sent_bytes;
+	ask_before = yc->confirmed < yc->next_seq;
 	yc->next_seq++;
+	yc->sent_bytes += len;
+	/*
+	 * One command at a time: relayd's socket has Nagle on, so a second
+	 * small answer in flight waits for the ACK of the first, which
+	 * this end delays (some 40 ms).
+	 */
 	if (rly_send(y, RLY_SEND_INDEX, &ix, sizeof(ix), NULL, 0) ||
-	    rly_status(y, "a packet's index"))
+	    rly_status(y, "a packet's index") ||
+	    (ask_before && (rly_ask_written(y, yc, yc->next_seq - 1) ||
+			    rly_written(y, yc, yc->next_seq - 1, before) < 0)))
 		goto out;
-	yc->acked++;
-	yc->acked_bytes += len;
 	/* this CPU's clock was at least here when the packet was taken */
 	yc->ref_ts = h.timestamp_end;
 	yc->ref_ns = taken;
@@ -688,6 +771,11 @@ int rec_relayd_beacon(struct rec_cpu *c, __u64 now)
 		if (rly_send(y, RLY_SEND_INDEX, &ix, sizeof(ix), NULL, 0) ||
 		    rly_status(y, "a live beacon"))
 			ret = -1;
+		/* a quiet CPU's last packets: written by now? */
+		else if (yc->confirmed != yc->next_seq &&
+			 (rly_ask_written(y, yc, yc->next_seq) ||
+			  rly_written(y, yc, yc->next_seq, yc->sent_bytes) < 0))
+			ret = -1;
 	}
 	pthread_mutex_unlock(&y->lock);
 	if (ret)
@@ -726,6 +814,73 @@ int rec_relayd_tick(struct rec_cpu *c)
 	return rec_relayd_beacon(c, now);
 }
 
+/*
+ * lttng-consumerd's data pending check, once: 0 if relayd has written
+ * every packet sent (confirming them) and the metadata, 1 if not yet, -1
+ * on an error.
+ */
+static int rly_pending_round(struct rly *y, struct rec *r)
+{
+	struct rly_data_pending_session sm = {
+		.session_id = htobe64(y->session_id),
+	};
+	struct rly_quiescent_control qm = {
+		.stream_id = htobe64(y->meta_handle),
+	};
+	struct rly_generic_reply rep;
+	struct rly_cpu *yc;
+	unsigned int i;
+	int pending = 0, ret;
+
+	if (rly_send(y, RLY_BEGIN_DATA_PENDING, &sm, sizeof(sm), NULL, 0) ||
+	    rly_status(y, "beginning a data pending check") ||
+	    rly_send(y, RLY_QUIESCENT_CONTROL, &qm, sizeof(qm), NULL, 0) ||
+	    rly_status(y, "a control quiescence check"))
+		return -1;
+	/* every stream, sent a packet or not: END counts the others pending */
+	for (i = 0; i < r->ncpu; i++) {
+		yc = &y->cpus[i];
+		if (rly_ask_written(y, yc, yc->next_seq))
+			return -1;
+		ret = rly_written(y, yc, yc->next_seq, yc->sent_bytes);
+		if (ret < 0)
+			return -1;
+		pending |= ret;
+	}
+	if (rly_send(y, RLY_END_DATA_PENDING, &sm, sizeof(sm), NULL, 0) ||
+	    rly_recv(y, &rep, sizeof(rep), "ending a data pending check"))
+		return -1;
+	return pending || rep.ret_code;
+}
+
+/*
+ * Until relayd has written every packet sent (RLY_REPLY_TIMEOUT_S at
+ * most), as lttng-sessiond waits on lttng-consumerd's data pending check
+ * before it stops a session; 0 or -1.
+ */
+static int rly_wait_written(struct rly *y, struct rec *r)
+{
+	__u64 t0 = tool_now_ns(), waited;
+	bool said = false;
+	int ret;
+
+	while ((ret = rly_pending_round(y, r)) == 1) {
+		waited = tool_now_ns() - t0;
+		if (waited >= RLY_REPLY_TIMEOUT_S * 1000000000ULL) {
+			tool_err("lttng-relayd at %s has not written every packet it was sent within %d s: its files hold those it confirmed (see the summary); see relayd's log (lttng-relayd -v)",
+				 y->ctrl_peer, RLY_REPLY_TIMEOUT_S);
+			return -1;
+		}
+		if (!said && waited >= 1000000000ULL && !r->quiet) {
+			tool_err("waiting for lttng-relayd at %s to write the last packets (%d s at most)",
+				 y->ctrl_peer, RLY_REPLY_TIMEOUT_S);
+			said = true;
+		}
+		usleep(RLY_PENDING_POLL_US);
+	}
+	return ret;
+}
+
 int rec_relayd_close(struct rec *r)
 {
 	struct rly *y = &rly_conn;
@@ -733,6 +888,9 @@ int rec_relayd_close(struct rec *r)
 	unsigned int i;
 	int ret = 0;
 
+	/* before CLOSE_STREAM: relayd forgets a stream closed and written */
+	if (!y->dead && rly_wait_written(y, r))
+		ret = -1;
 	if (r->live && !y->dead) {
 		/*
 		 * babeltrace2 (2.0.4) leaves a live session as soon as relayd
@@ -775,7 +933,7 @@ int rec_relayd_close(struct rec *r)
 	return ret;
 }
 
-__u64 rec_relayd_acked(const struct rec_cpu *c, __u64 *bytes)
+__u64 rec_relayd_confirmed(const struct rec_cpu *c, __u64 *bytes)
 {
 	const struct rly_cpu *yc;
 
@@ -783,8 +941,20 @@ __u64 rec_relayd_acked(const struct rec_cpu *c, __u64 *bytes)
 	if (!rly_conn.cpus)
 		return 0;
 	yc = &rly_conn.cpus[c - c->r->cpus];
-	*bytes = yc->acked_bytes;
-	return yc->acked;
+	*bytes = yc->confirmed_bytes;
+	return yc->confirmed;
+}
+
+__u64 rec_relayd_sent(const struct rec_cpu *c, __u64 *bytes)
+{
+	const struct rly_cpu *yc;
+
+	*bytes = 0;
+	if (!rly_conn.cpus)
+		return 0;
+	yc = &rly_conn.cpus[c - c->r->cpus];
+	*bytes = yc->sent_bytes;
+	return yc->next_seq;
 }
 
 const char *rec_relayd_output(void)

@@ -29,6 +29,10 @@ enum rly_cmd {
 	RLY_VERSION = 5,
 	RLY_SEND_METADATA = 6,
 	RLY_CLOSE_STREAM = 7,
+	RLY_DATA_PENDING = 8,
+	RLY_QUIESCENT_CONTROL = 9,
+	RLY_BEGIN_DATA_PENDING = 10,
+	RLY_END_DATA_PENDING = 11,
 	RLY_SEND_INDEX = 13,
 	RLY_STREAMS_SENT = 16,
 	RLY_CREATE_TRACE_CHUNK = 19,
@@ -114,6 +118,34 @@ struct rly_metadata {
 struct rly_close_stream {
 	__u64 stream_id;
 	__u64 last_net_seq_num;
+} __attribute__((packed));
+
+/*
+ * DATA_PENDING: relayd answers 0 if it has written the stream's packets
+ * up to @last_net_seq_num (data and index, each with write(2)), 1 if
+ * not yet, -1 (all ones) for a stream it does not know.
+ */
+struct rly_data_pending {
+	__u64 stream_id;
+	__u64 last_net_seq_num;
+} __attribute__((packed));
+
+/*
+ * BEGIN_ and END_DATA_PENDING: relayd's session id (the one it answered
+ * CREATE_SESSION with). END answers 1 if a stream of the session neither
+ * had DATA_PENDING or QUIESCENT_CONTROL since BEGIN nor has all its data
+ * written and is closed, else 0.
+ */
+struct rly_data_pending_session {
+	__u64 session_id;
+} __attribute__((packed));
+
+/*
+ * QUIESCENT_CONTROL for the metadata stream: relayd has handled every
+ * command before it, so SEND_METADATA (which has no answer) is written.
+ */
+struct rly_quiescent_control {
+	__u64 stream_id;
 } __attribute__((packed));
 
 /*

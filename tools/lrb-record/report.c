@@ -95,6 +95,41 @@ static double rec_secs(__u64 t0, __u64 t1)
 	return t1 > t0 ? (t1 - t0) / 1e9 : 0;
 }
 
+/*
+ * Per CPU, the packets relayd confirmed writing to its files and, if
+ * others were sent, those: its files may hold them, all, some (the last
+ * perhaps in part) or none.
+ */
+static void rec_summary_relayd(struct rec *r, FILE *f)
+{
+	__u64 n, b, sn, sb;
+	bool unconfirmed = false;
+	unsigned int i;
+
+	fprintf(f, "lttng-relayd %s: %s; confirmed packets/bytes:",
+		rec_relayd_peer(), rec_relayd_output());
+	for (i = 0; i < r->ncpu; i++) {
+		n = rec_relayd_confirmed(&r->cpus[i], &b);
+		if (rec_relayd_sent(&r->cpus[i], &sb) != n)
+			unconfirmed = true;
+		fprintf(f, " cpu%u=%llu/%llu", r->cpus[i].cpu,
+			(unsigned long long)n, (unsigned long long)b);
+	}
+	fputc('\n', f);
+	if (!unconfirmed)
+		return;
+	fputs("sent but not confirmed (relayd's files may hold all, some or none of them) packets/bytes:",
+	      f);
+	for (i = 0; i < r->ncpu; i++) {
+		n = rec_relayd_confirmed(&r->cpus[i], &b);
+		sn = rec_relayd_sent(&r->cpus[i], &sb);
+		fprintf(f, " cpu%u=%llu/%llu", r->cpus[i].cpu,
+			(unsigned long long)(sn - n),
+			(unsigned long long)(sb - b));
+	}
+	fputc('\n', f);
+}
+
 void rec_summary(struct rec *r, FILE *f)
 {
 	struct lrb_buf_counters tot = { 0 };
@@ -148,17 +183,8 @@ void rec_summary(struct rec *r, FILE *f)
 	if (r->snapshot)
 		fprintf(f, " %9llu", (unsigned long long)skipped);
 	fprintf(f, "\n(records_written and lost_*: the buffers' counters at the end, since the channel was created)\n");
-	if (r->relayd) {
-		fprintf(f, "lttng-relayd %s: %s; confirmed packets/bytes:",
-			rec_relayd_peer(), rec_relayd_output());
-		for (i = 0; i < r->ncpu; i++) {
-			__u64 b, n = rec_relayd_acked(&r->cpus[i], &b);
-
-			fprintf(f, " cpu%u=%llu/%llu", r->cpus[i].cpu,
-				(unsigned long long)n, (unsigned long long)b);
-		}
-		fputc('\n', f);
-	}
+	if (r->relayd)
+		rec_summary_relayd(r, f);
 	fflush(f);
 }
 

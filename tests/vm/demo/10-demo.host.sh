@@ -8,24 +8,14 @@
 # lttng-relayd wrote.
 set -uo pipefail
 name=$(basename "$0" .host.sh)
-passed=0
-failed=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL $name/host: $what"
-		failed=$((failed + 1))
-	fi
-}
+CHECK_NAME="vmtest $name/host"
+# shellcheck source=tests/common/check.sh
+. "$LRB_ROOT/tests/common/check.sh"
 
 trace=$EXPORT/trace
 if [ ! -f "$trace/metadata" ]; then
-	echo "FAIL $name/host: no trace came back from the guest ($trace)"
-	echo "vmtest $name/host: 0 passed, 1 failed"
-	exit 1
+	check "a trace came back from the guest ($trace)" false
+	finish
 fi
 # One pass of babeltrace2: per CPU, the events and their timestamps in
 # half-second bins (for the plot), the first events, the warnings.
@@ -94,4 +84,4 @@ if command -v gnuplot >/dev/null; then
 else
 	check "gnuplot is installed (scripts/setup.sh installs gnuplot-nox)" false
 fi
-echo "vmtest $name/host: $passed passed, $failed failed"
+finish

@@ -4,4 +4,4 @@
 # attempt of the sample is an event or a counted loss.
 . "$(dirname "$0")/host.sh"
 check_driver_trace
-host_finish
+finish

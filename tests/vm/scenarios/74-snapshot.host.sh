@@ -4,8 +4,8 @@
 # alike; it holds events, the newest of them close to the last attempt.
 . "$(dirname "$0")/host.sh"
 bt2_read "$EXPORT/trace"
-hcheck "the snapshot holds events ($BT_EVENTS)" test "$BT_EVENTS" -gt 0
+check "the snapshot holds events ($BT_EVENTS)" test "$BT_EVENTS" -gt 0
 dump_read "$EXPORT/trace"
-hcheck "lrb-dump's events ($DUMP_EVENTS) = babeltrace2's ($BT_EVENTS)" \
+check "lrb-dump's events ($DUMP_EVENTS) = babeltrace2's ($BT_EVENTS)" \
 	test "$DUMP_EVENTS" -eq "$BT_EVENTS"
-host_finish
+finish

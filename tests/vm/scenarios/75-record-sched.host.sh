@@ -7,14 +7,14 @@
 bt2_read "$EXPORT/trace"
 written=$(record_sum records_written)
 lost=$(( $(record_sum lost_full) + $(record_sum lost_wrap) + $(record_sum lost_big) + $(record_sum lost_nest) ))
-hcheck "babeltrace2's events ($BT_EVENTS) = records committed ($written)" \
+check "babeltrace2's events ($BT_EVENTS) = records committed ($written)" \
 	test "$BT_EVENTS" -eq "$written"
-hcheck "babeltrace2's discarded events ($BT_DISCARDED) = lost ($lost)" \
+check "babeltrace2's discarded events ($BT_DISCARDED) = lost ($lost)" \
 	test "$BT_DISCARDED" -eq "$lost"
 for ev in sched_switch sched_wakeup; do
-	hcheck "$ev events recorded" grep -q "^$ev " "$EXPORT/bt2-names.txt"
+	check "$ev events recorded" grep -q "^$ev " "$EXPORT/bt2-names.txt"
 done
 dump_read "$EXPORT/trace"
-hcheck "lrb-dump's events ($DUMP_EVENTS) = babeltrace2's ($BT_EVENTS)" \
+check "lrb-dump's events ($DUMP_EVENTS) = babeltrace2's ($BT_EVENTS)" \
 	test "$DUMP_EVENTS" -eq "$BT_EVENTS"
-host_finish
+finish

@@ -6,4 +6,4 @@
 for cons in splice read mmap; do
 	trace_check files "$EXPORT/$cons/trace" 32768 3
 done
-host_finish
+finish

@@ -5,4 +5,4 @@
 . "$(dirname "$0")/host.sh"
 trace_check chunks "$EXPORT/time/trace" "$EXPORT/time/early"
 trace_check chunks "$EXPORT/size/trace"
-host_finish
+finish

@@ -6,4 +6,4 @@
 check_driver_trace
 babeltrace2 "$EXPORT/trace" >"$EXPORT/bt2.out" 2>"$EXPORT/bt2.err"
 check_per_cpu "$EXPORT/bt2.out" "$EXPORT/bt2.err"
-host_finish
+finish

@@ -14,12 +14,15 @@ says() {
 
 # relayd_killed: lttng-relayd killed (SIGKILL) while lrb-record sends to
 # it: lrb-record says so and exits 1; relayd's stream files hold every
-# packet lrb-record says relayd confirmed, readable by babeltrace2.
+# packet lrb-record says relayd confirmed (said it had written), readable
+# by babeltrace2.
 relayd_killed() {
 	relayd_start || return
 	start_bg kill lrb-record "$CHAN" --relayd "$RELAYD_URL" --consumer mmap
+	# a CPU's file holds four 16 KiB packets: lrb-record has asked relayd
+	# about the first ones after they were written, so some are confirmed
 	wait_for 30 "lrb-record to send packets" sh -c \
-		"find $RELAYD_OUT -name '${CHAN}_*' -size +0 | grep -q ."
+		"find $RELAYD_OUT -name '${CHAN}_*' -size +63k | grep -q ."
 	kill -9 "$RELAYD"
 	wait "$RELAYD" 2>/dev/null
 	bg_wait kill 30 1
@@ -34,11 +37,8 @@ relayd_killed() {
 		cpu=${w%%=*}
 		bytes=${w#*/}
 		f=${meta%/metadata}/${CHAN}_${cpu#cpu}
-		# relayd acknowledges an index before its data thread has
-		# written the packet, so a kill can leave less than it
-		# confirmed: keep the whole packets that are there
-		size=$(stat -c %s "$f")
-		[ "$size" -lt "$bytes" ] && bytes=$((size / 16384 * 16384))
+		check "relayd killed: $f has the $bytes bytes relayd confirmed" \
+			test "$(stat -c %s "$f")" -ge "$bytes"
 		head -c "$bytes" "$f" >"$t/${f##*/}"
 	done
 	check "relayd killed: lrb-record reported what relayd confirmed" \

@@ -7,31 +7,20 @@
 # the last packet's events_discarded.
 set -uo pipefail
 name=$(basename "$0" .host.sh)
-passed=0
-failed=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL $name/host: $what"
-		failed=$((failed + 1))
-	fi
-}
+CHECK_NAME="vmtest $name/host"
+# shellcheck source=tests/common/check.sh
+. "$LRB_ROOT/tests/common/check.sh"
 
 trace=$EXPORT/trace
 json=$trace/.lrb-record.json
 if [ ! -f "$trace/metadata" ] || [ ! -f "$json" ]; then
-	echo "FAIL $name/host: no trace came back from the guest ($trace)"
-	echo "vmtest $name/host: 0 passed, 1 failed"
-	exit 1
+	check "a trace came back from the guest ($trace)" false
+	finish
 fi
 if ! babeltrace2 "$trace" >"$EXPORT/bt.out" 2>"$EXPORT/bt.err"; then
-	echo "FAIL $name/host: babeltrace2 $trace failed:"
 	head -n 20 "$EXPORT/bt.err" | sed 's/^/    /'
-	echo "vmtest $name/host: 0 passed, 1 failed"
-	exit 1
+	check "babeltrace2 reads $trace (its errors above)" false
+	finish
 fi
 # cpu events discarded, from babeltrace2 ("discarded 1 event", "2 events":
 # how many a packet reports depends on how far the reader fell behind)
@@ -76,4 +65,4 @@ while read -r cpu rw ed lost; do
 done <"$EXPORT/json.counts"
 check "the summary has every CPU" test "$(wc -l <"$EXPORT/json.counts")" -eq \
 	"$(wc -l <"$EXPORT/client.counts")"
-echo "vmtest $name/host: $passed passed, $failed failed"
+finish

@@ -3,6 +3,6 @@
 # Host side: what babeltrace2's lttng-live showed in the guest holds every
 # attempt of the sample that was not lost, per CPU, and reports the losses.
 . "$(dirname "$0")/host.sh"
-hcheck "the viewer's output came back" test -s "$EXPORT/bt2.out"
+check "the viewer's output came back" test -s "$EXPORT/bt2.out"
 check_per_cpu "$EXPORT/bt2.out" "$EXPORT/bt2.err"
-host_finish
+finish

@@ -4,8 +4,8 @@
 # three events with every field as the module wrote it, and lrb-dump
 # decodes as many.
 . "$(dirname "$0")/host.sh"
-hcheck "babeltrace2 prints every field (tests/user/sample-events.sh)" \
+check "babeltrace2 prints every field (tests/user/sample-events.sh)" \
 	"$LRB_ROOT/tests/user/sample-events.sh" "$EXPORT/trace" 1000
 dump_read "$EXPORT/trace"
-hcheck "lrb-dump's events ($DUMP_EVENTS) = 3000" test "$DUMP_EVENTS" -eq 3000
-host_finish
+check "lrb-dump's events ($DUMP_EVENTS) = 3000" test "$DUMP_EVENTS" -eq 3000
+finish

@@ -1,30 +1,16 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Helpers of the scenarios' host sides (<scenario>.host.sh, bash, run by
-# tests/vm/run.sh after the guest with EXPORT=build/vmtest/export/<name>):
-# read the exported trace with babeltrace2 and lrb-dump and compare the
-# counts. Ends with host_finish, which prints the line the host counts:
+# tests/vm/run.sh after the guest with EXPORT=build/vmtest/export/<name>
+# and LRB_ROOT): read the exported trace with babeltrace2 and lrb-dump and
+# compare the counts. Counts with tests/common/check.sh's check; ends with
+# its finish, which prints the line the host counts:
 #   vmtest <scenario>/host: N passed, M failed
 
 HOST_SCEN=$(basename "$0" .host.sh)
-HOST_PASS=0
-HOST_FAIL=0
-
-hcheck() {
-	local what=$1
-	shift
-	if "$@"; then
-		HOST_PASS=$((HOST_PASS + 1))
-	else
-		HOST_FAIL=$((HOST_FAIL + 1))
-		echo "FAIL $HOST_SCEN/host: $what"
-	fi
-}
-
-host_finish() {
-	echo "vmtest $HOST_SCEN/host: $HOST_PASS passed, $HOST_FAIL failed"
-	exit 0
-}
+CHECK_NAME="vmtest $HOST_SCEN/host"
+# shellcheck source=tests/common/check.sh
+. "$LRB_ROOT/tests/common/check.sh"
 
 # bt2_read TRACE: babeltrace2 reads TRACE; sets BT_EVENTS (events),
 # BT_DISCARDED (discarded events it reported) and BT_LOST_PACKETS, and
@@ -35,7 +21,7 @@ bt2_read() {
 		awk '{ sub(/:$/, "", $3); n[$3]++ } END { for (e in n) print e, n[e] }' |
 		sort >"$EXPORT/bt2-names.txt"
 	rc=${PIPESTATUS[0]}
-	hcheck "babeltrace2 reads $1 (exit $rc; $err)" test "$rc" -eq 0
+	check "babeltrace2 reads $1 (exit $rc; $err)" test "$rc" -eq 0
 	BT_EVENTS=$(awk '{ s += $2 } END { print s + 0 }' "$EXPORT/bt2-names.txt")
 	# "discarded 1 event", "discarded 2 events"
 	BT_DISCARDED=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) events\{0,1\} .*/\1/p' "$err" |
@@ -52,7 +38,7 @@ dump_read() {
 	fi
 	"$dump" "$1" >"$EXPORT/lrb-dump.txt" 2>"$EXPORT/lrb-dump.err"
 	rc=$?
-	hcheck "lrb-dump decodes $1 (exit $rc; $EXPORT/lrb-dump.err)" test "$rc" -eq 0
+	check "lrb-dump decodes $1 (exit $rc; $EXPORT/lrb-dump.err)" test "$rc" -eq 0
 	# its summary: "lrb-dump: TRACE: F stream files, N events, ..."
 	DUMP_EVENTS=$(sed -n 's/.* stream files\{0,1\}, \([0-9]*\) events.*/\1/p' \
 		      "$EXPORT/lrb-dump.err" | tail -n 1)
@@ -83,14 +69,14 @@ check_driver_trace() {
 	bt2_read "$EXPORT/trace"
 	attempts=$(written_sum attempts)
 	lost=$(written_sum lost)
-	hcheck "records were written ($attempts attempts)" test "$attempts" -gt 0
-	hcheck "babeltrace2's events ($BT_EVENTS) = attempts ($attempts) - lost ($lost)" \
+	check "records were written ($attempts attempts)" test "$attempts" -gt 0
+	check "babeltrace2's events ($BT_EVENTS) = attempts ($attempts) - lost ($lost)" \
 		test "$BT_EVENTS" -eq $((attempts - lost))
-	hcheck "babeltrace2's discarded events ($BT_DISCARDED) = lost ($lost)" \
+	check "babeltrace2's discarded events ($BT_DISCARDED) = lost ($lost)" \
 		test "$BT_DISCARDED" -eq "$lost"
-	hcheck "no packet lost ($BT_LOST_PACKETS)" test "$BT_LOST_PACKETS" -eq 0
+	check "no packet lost ($BT_LOST_PACKETS)" test "$BT_LOST_PACKETS" -eq 0
 	dump_read "$EXPORT/trace"
-	hcheck "lrb-dump's events ($DUMP_EVENTS) = babeltrace2's ($BT_EVENTS)" \
+	check "lrb-dump's events ($DUMP_EVENTS) = babeltrace2's ($BT_EVENTS)" \
 		test "$DUMP_EVENTS" -eq "$BT_EVENTS"
 	trace_check agree "$EXPORT/trace"
 }
@@ -103,16 +89,16 @@ trace_check() {
 	[ -x "$LRB_ROOT/build/tools/lrb-dump" ] ||
 		make -s -C "$LRB_ROOT" tools >/dev/null 2>&1
 	out=$(python3 "$LRB_ROOT/tests/vm/scenarios/trace-check.py" "$@" 2>&1)
-	grep '^FAIL' <<<"$out" | sed "s|^FAIL |FAIL $HOST_SCEN/host: |"
+	grep '^FAIL' <<<"$out" | sed "s|^FAIL |$CHECK_NAME: FAIL: |"
 	p=$(sed -n 's/^trace-check: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"$out")
 	f=$(sed -n 's/^trace-check: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<<"$out")
 	if [ -z "$p" ]; then
 		echo "$out" | tail -n 20
-		hcheck "trace-check.py $1 ran to its end" false
+		check "trace-check.py $1 ran to its end" false
 		return
 	fi
-	HOST_PASS=$((HOST_PASS + p))
-	HOST_FAIL=$((HOST_FAIL + f))
+	passed=$((passed + p))
+	failed=$((failed + f))
 }
 
 # check_per_cpu BT2_OUT BT2_ERR: per CPU, babeltrace2's events (BT2_OUT,
@@ -133,15 +119,15 @@ check_per_cpu() {
 		else c = "?"
 		n[c] += d }
 		END { for (c in n) print c, n[c] }' "$2" | sort -n >"$EXPORT/bt2-cpu-discarded"
-	hcheck "every discarded-events warning names its CPU" \
+	check "every discarded-events warning names its CPU" \
 		sh -c "! grep -q '^?' '$EXPORT/bt2-cpu-discarded'"
 	while read -r cpu attempts lost; do
 		ev=$(awk -v c="$cpu" '$1 == c { print $2 }' "$EXPORT/bt2-cpu-events")
 		disc=$(awk -v c="$cpu" '$1 == c { print $2 }' "$EXPORT/bt2-cpu-discarded")
 		echo "$HOST_SCEN/host: cpu$cpu: babeltrace2 ${ev:-0} events, ${disc:-0} discarded; sample attempts $attempts, lost $lost"
-		hcheck "cpu$cpu: events ${ev:-0} = attempts $attempts - lost $lost" \
+		check "cpu$cpu: events ${ev:-0} = attempts $attempts - lost $lost" \
 			test "${ev:-0}" -eq $((attempts - lost))
-		hcheck "cpu$cpu: discarded ${disc:-0} = lost $lost" \
+		check "cpu$cpu: discarded ${disc:-0} = lost $lost" \
 			test "${disc:-0}" -eq "$lost"
 	done < <(awk '/^cpu[0-9]+ / { a = 0; l = 0
 		for (i = 2; i <= NF; i++) { split($i, kv, "=")
