@@ -29,6 +29,8 @@
 #                   (4 CPUs): tests/vm/scenarios; SCENARIOS="10 20" picks
 #   make vmtest-debug  the same on a KASAN + lockdep + kmemleak kernel
 #                   (scripts/debug-kernel.sh, built once); any report fails
+#   make vmtest-crash  a persistent flight recorder through panics and a
+#                   reset in the VM, recovered after the reboot
 #   make fuzz-vm    the syscall fuzzer of lrb.ko's files in the VM for
 #                   DURATION (default 10m; CI: DURATION=60s); with
 #                   LRB_VM_DEBUG=1 on the debug kernel, with coverage
@@ -89,7 +91,8 @@ CFLAGS_tsan := -O1 -fsanitize=thread
 .PHONY: all lib tools tools-static setup demo demo-user check test-user test-cross fuzz \
 	module \
 	module-clean bench bench-workload icount \
-	kunit kunit-debug vmtest vmtest-debug fuzz-vm verify soak install clean
+	kunit kunit-debug vmtest vmtest-debug vmtest-crash fuzz-vm verify soak \
+	install clean
 all: lib
 
 define variant
@@ -259,6 +262,13 @@ vmtest: setup
 # fails. Logs in build/vmtest-debug/.
 vmtest-debug: setup
 	@LRB_VM_DEBUG=1 tests/vm/run.sh $(SCENARIOS)
+
+# The crash test of persistent channels (tests/vm/crash/run.sh): the driver
+# sample's flight recorder in memory reserved at boot, the guest crashed
+# while it writes (panic, panic in hardirq context, reset) and rebooted,
+# the previous run recovered and checked; logs in build/vmtest-crash/.
+vmtest-crash: setup
+	@KDIR="$(KDIR)" tests/vm/crash/run.sh
 
 # The syscall fuzzer (tests/fuzz/vm): lrb-fuzz's workers on the files of a
 # channel that is written, destroyed and recreated while CPUs go offline,

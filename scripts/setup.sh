@@ -40,6 +40,9 @@ kunit_packages=(python3 flex bison bc libelf-dev libssl-dev
 # replaces the host's dynamically linked busybox, same applets) and cpio,
 # booted under the same qemu.
 kunit_packages+=(busybox-static cpio)
+# make vmtest-crash (tests/vm/crash/run.sh) reads where the driver sample
+# keeps its sequence counters from the sample's debug information, with gdb.
+kunit_packages+=(gdb)
 # make bench (scripts/bench.sh): LTTng-UST's tracepoint library and
 # headers, lttng-sessiond and the lttng client; procps (ps, pgrep), with
 # which tests/bench/user/run.sh makes sure the daemons it started are gone;

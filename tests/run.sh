@@ -17,8 +17,9 @@
 # machine; see Documentation/testing.rst). The debug kernels (KASAN,
 # lockdep, KCSAN) are not run here: make kunit-debug. Then lrb.ko runs end
 # to end in Debian's 6.12 kernel under qemu with 4 CPUs (tests/vm/run.sh,
-# make vmtest), then 60 s of the syscall fuzzer there (make fuzz-vm);
-# LRB_VM=0 leaves them out.
+# make vmtest), the crash test of persistent channels (make vmtest-crash),
+# then 60 s of the syscall fuzzer there (make fuzz-vm); LRB_VM=0 leaves
+# them out.
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -185,6 +186,7 @@ else
 fi
 if [ "${LRB_VM:-1}" != 0 ]; then
 	run --live "vmtest (qemu, 4 CPUs)" tests/vm/run.sh
+	run --live "vmtest-crash (qemu, reboots)" tests/vm/crash/run.sh
 	run --live "fuzz-vm 60s (syscall fuzzer)" tests/fuzz/vm/run.sh 60s
 	# the README's first command, shorter
 	run --live "make demo (qemu, 3 s)" env DEMO_SECONDS=3 scripts/demo.sh

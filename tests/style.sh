@@ -48,7 +48,8 @@ passed=0
 failed=0
 for f in lib/*.c lib/*.h include/lrb/*.h include/lrb/internal/*.h \
 	 include/uapi/lrb/*.h kernel-module/*.c kernel-module/*.h \
-	 tests/vm/client/*.c samples/kernel/*.c samples/kernel/*.h; do
+	 tests/vm/client/*.c tests/vm/crash/*.c samples/kernel/*.c \
+	 samples/kernel/*.h; do
 	case $f in
 	include/lrb/kchan.h | include/lrb/internal/port_kernel.h) ignore= ;;
 	include/lrb/internal/port_user.h) ignore="--ignore $user_port_ignore" ;;

@@ -80,7 +80,7 @@ set -euo pipefail
 # Called from make: keep make's flags away from the kernel builds.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 debug=${LRB_VM_DEBUG:-}
 out=${LRB_VM_OUT:-$root/build/vmtest${debug:+-debug}}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/lrb/vm
@@ -722,4 +722,5 @@ main() {
 	summarise
 }
 
-main "$@"
+# Sourced (tests/vm/crash/run.sh), it only defines the steps above.
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"
