@@ -142,9 +142,27 @@ setup:
 $(BUILD)/rel/%: samples/user/%.c $(BUILD)/rel/liblrb.a $(HEADERS)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS_rel) $< $(BUILD)/rel/liblrb.a $(LIBS) -o $@
 # The instruction-count driver of tests/bench/icount (make check, make
-# icount), with the release flags the reference was taken with.
-$(BUILD)/rel/bench-icount: tests/bench/icount/icount.c $(BUILD)/rel/liblrb.a $(HEADERS)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_rel) $< $(BUILD)/rel/liblrb.a $(LIBS) -o $@
+# icount), with the release flags the reference was taken with; its
+# kernel-port rows (kport.c) on the stand-ins of tests/bench/icount/kport
+# with the x86_64 kernel's code generation flags (those user space can
+# link: not -mcmodel=kernel or the return thunks), hence -no-pie.
+ICOUNT_DIR := tests/bench/icount
+KPORT_CFLAGS := -D__KERNEL__ -I$(ICOUNT_DIR)/kport -std=gnu11 -g -Iinclude $(WARN) -Wno-sign-compare \
+	-O2 -funsigned-char -fno-common -fno-PIE -fno-strict-aliasing -mno-sse \
+	-mno-mmx -mno-sse2 -mno-3dnow -mno-avx -fcf-protection=branch \
+	-fno-jump-tables -falign-jumps=1 -falign-loops=1 -mno-red-zone \
+	-mskip-rax-setup -fno-delete-null-pointer-checks \
+	-fno-allow-store-data-races -fstack-protector-strong -fomit-frame-pointer \
+	-ftrivial-auto-var-init=zero -falign-functions=16 -fno-strict-overflow
+KPORT_OBJ := $(BUILD)/rel/bench-icount-kport.o
+$(KPORT_OBJ): $(ICOUNT_DIR)/kport.c $(ICOUNT_DIR)/icount.h \
+	      $(wildcard $(ICOUNT_DIR)/kport/*.h $(ICOUNT_DIR)/kport/*/*.h \
+			 $(ICOUNT_DIR)/kport/*/*/*.h) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(KPORT_CFLAGS) -c $< -o $@
+$(BUILD)/rel/bench-icount: $(ICOUNT_DIR)/icount.c $(ICOUNT_DIR)/icount.h $(KPORT_OBJ) \
+			   $(BUILD)/rel/liblrb.a $(HEADERS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_rel) -no-pie $< $(KPORT_OBJ) $(BUILD)/rel/liblrb.a $(LIBS) -o $@
 
 # make bench's user-space part (tests/bench/user/run.sh): liblrb beside
 # LTTng-UST, whose tracepoint provider (tp.c) is linked in.

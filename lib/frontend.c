@@ -63,14 +63,16 @@ EXPORT_SYMBOL_GPL(__lrb_nesting_exceeded);
 
 /**
  * __lrb_write_slow() - lrb_write() for a copy that crosses pages
- * @ctx: the reservation
+ * @chan: the reservation's channel
+ * @pages: the pages of its sub-buffer
+ * @pos: where the copy starts
  * @src: bytes to copy
  * @len: how many
  */
-void __lrb_write_slow(struct lrb_ctx *ctx, const void *src, size_t len)
+void __lrb_write_slow(const struct lrb_chan *chan, void **pages,
+		      unsigned long pos, const void *src, size_t len)
 {
-	lrb_pages_fill(ctx->pages, __lrb_subbuf_offset(ctx->chan, ctx->pos), src,
-		       len);
+	lrb_pages_fill(pages, __lrb_subbuf_offset(chan, pos), src, len);
 }
 EXPORT_SYMBOL_GPL(__lrb_write_slow);
 
@@ -156,7 +158,8 @@ static void **lrb_writer_pages(struct lrb_buf *buf, unsigned long pos)
 	unsigned long slot;
 
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE)
-		slot = __lrb_claim(buf, pos);
+		slot = __lrb_claim(buf, __lrb_subbuf_index(chan, pos),
+				   __lrb_lap(chan, pos));
 	else
 		slot = __lrb_subbuf_index(chan, pos);
 	return __lrb_slot_pages(chan, buf, slot);
@@ -475,7 +478,8 @@ int __lrb_reserve_slow(struct lrb_ctx *ctx)
 		lrb_end_packet(buf, lrb_writer_pages(buf, p.begin),
 			       p.end - (p.begin & ~(chan->subbuf_size - 1)),
 			       ctx->tsc, p.discarded);
-	__lrb_open_record(chan->cfg, ctx, p.header_len);
+	__lrb_open_record(chan->cfg, ctx, p.header_len, chan->subbuf_order,
+			  chan->num_subbuf_order);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(__lrb_reserve_slow);

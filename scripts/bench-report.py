@@ -45,10 +45,15 @@ SECTIONS = [
      "torn down by the benchmark) and a floor loop, contenders interleaved "
      "round by round in one process (tests/bench/user/)."),
     ("icount", "Instructions per record (callgrind)",
-     "The user-space fast path under valgrind --tool=callgrind, counting "
-     "only the writing loop (tests/bench/icount/). make check compares "
-     "these counts with tests/bench/icount/reference and fails on growth "
-     "above 10%."),
+     "The fast paths under valgrind --tool=callgrind, counting only the "
+     "writing loop (tests/bench/icount/): the user port (liblrb) and, in "
+     "the kernel rows, the kernel port's fast path (port_kernel.h) built "
+     "with the x86_64 kernel's code generation flags on stand-in headers "
+     "whose primitives are the x86_64 kernel's instructions (unlocked "
+     "local_t operations, per-CPU data and the preemption count through a "
+     "segment register; tests/bench/icount/kport/kport.h), on the same "
+     "lfence; rdtsc clock. make check compares these counts with "
+     "tests/bench/icount/reference and fails on growth above 10%."),
     ("consumer-vm", "Consumers of lrb.ko's per-CPU files (Debian's kernel, qemu TCG)",
      "MB/s drained per CPU from a channel of 64 x 64 KiB sub-buffers per CPU, "
      "in Debian's 6.12 kernel under qemu (TCG, 4 vCPUs), by lrb-consumer-bench "

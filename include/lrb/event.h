@@ -272,7 +272,7 @@ lrb_write_##ev(const struct lrb_config *__lrb_cfg,			\
 {									\
 	LRB__EACH(LRB__DECL, __VA_ARGS__)				\
 	unsigned long long __lrb_len = 0 LRB__EACH(LRB__SIZE, __VA_ARGS__);\
-	struct lrb_ctx __lrb_ctx;					\
+	struct lrb_ctx __lrb_ctx __lrb_uninitialized;			\
 	int __lrb_ret;							\
 									\
 	__lrb_ret = lrb_reserve(__lrb_cfg, __lrb_chan, &__lrb_ctx, (evid),\

@@ -33,10 +33,19 @@ extern "C" {
  *	of %LRB_RECORD_ALIGN. Not wrapped: 2^%__LRB_POS_BITS for a record that
  *	ends exactly where positions wrap (the write position is then 0)
  * @pos: where the next lrb_write() stores
+ * @addr: the address of @pos, while @pos is not on a page boundary
  * @tsc: the record's timestamp
  * @id: event id
  * @len: payload bytes
  * @gen: discard generation of the write position the slot was taken from
+ * @idx: index of the sub-buffer holding the slot
+ * @k: its index in buf->records (__lrb_records_index())
+ * @full: its commit count once the lap of the slot is complete, before
+ *	the mask of __lrb_commit_done(): (lap + 1) << subbuf_order
+ *
+ * @addr and the last three are what the reservation learnt of the slot's place,
+ * carried to the write and the commit so that they never recompute it
+ * from the channel's geometry.
  */
 struct lrb_ctx {
 	struct lrb_chan *chan;
@@ -46,10 +55,14 @@ struct lrb_ctx {
 	unsigned long begin;
 	unsigned long end;
 	unsigned long pos;
+	char *addr;
 	uint64_t tsc;
 	uint32_t id;
 	uint32_t len;
 	unsigned long gen;
+	unsigned long idx;
+	unsigned long k;
+	unsigned long full;
 };
 
 /*
@@ -68,7 +81,8 @@ static __always_inline void __lrb_no_test_hook(const char *point,
 #endif
 
 int __lrb_reserve_slow(struct lrb_ctx *ctx);
-void __lrb_write_slow(struct lrb_ctx *ctx, const void *src, size_t len);
+void __lrb_write_slow(const struct lrb_chan *chan, void **pages,
+		      unsigned long pos, const void *src, size_t len);
 unsigned long __lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
 			       unsigned long lap);
 void __lrb_deliver(struct lrb_buf *buf, unsigned long begin);
@@ -121,10 +135,10 @@ static __always_inline unsigned long __lrb_slot_len(uint32_t header_len, uint32_
 static __always_inline void *__lrb_ctx_addr(const struct lrb_ctx *ctx,
 					    unsigned long pos)
 {
-	unsigned long off = __lrb_subbuf_offset(ctx->chan, pos);
-
-	return (char *)ctx->pages[off >> LRB_PAGE_SHIFT] +
-	       (off & (LRB_PAGE_SIZE - 1));
+	/* sub-buffers are whole pages, aligned in positions */
+	return (char *)ctx->pages[(pos >> LRB_PAGE_SHIFT) &
+				  (ctx->chan->pages_per_subbuf - 1)] +
+	       (pos & (LRB_PAGE_SIZE - 1));
 }
 
 /**
@@ -134,17 +148,23 @@ static __always_inline void *__lrb_ctx_addr(const struct lrb_ctx *ctx,
  * @len: how many; all writes of a record add up to the length reserved
  *
  * Copies at the record's write cursor and advances it; a copy that crosses
- * a page boundary goes out of line.
+ * or ends on a page boundary, or starts on one, goes out of line.
  *
  * Context: the reserving writer's, between lrb_reserve() and lrb_commit().
  */
 static __always_inline void lrb_write(struct lrb_ctx *ctx, const void *src,
 				      size_t len)
 {
-	if (__lrb_likely((ctx->pos & (LRB_PAGE_SIZE - 1)) + len <= LRB_PAGE_SIZE))
-		memcpy(__lrb_ctx_addr(ctx, ctx->pos), src, len);
-	else
-		__lrb_write_slow(ctx, src, len);
+	/* @pos - 1: a cursor on a boundary has no address in @addr */
+	if (__lrb_likely(((ctx->pos - 1) & (LRB_PAGE_SIZE - 1)) + len < LRB_PAGE_SIZE)) {
+		memcpy(ctx->addr, src, len);
+		ctx->addr += len;
+	} else {
+		/* by value: @ctx's address never escapes the fast path */
+		__lrb_write_slow(ctx->chan, ctx->pages, ctx->pos, src, len);
+		if ((ctx->pos + len) & (LRB_PAGE_SIZE - 1))
+			ctx->addr = __lrb_ctx_addr(ctx, ctx->pos + len);
+	}
 	ctx->pos += len;
 }
 
@@ -156,9 +176,10 @@ static __always_inline void __lrb_write_record_header(const struct lrb_config *c
 
 	if (cfg->header == LRB_HEADER_COMPACT &&
 	    header_len == LRB_COMPACT_HEADER_SIZE) {
-		/* 4-byte aligned, so never across a page */
-		*(uint32_t *)__lrb_ctx_addr(ctx, ctx->pos) =
+		/* 4-byte aligned at the slot's start, so never across a page */
+		*(uint32_t *)ctx->addr =
 			ctx->id | (uint32_t)ctx->tsc << (32 - cfg->tsc_bits);
+		ctx->addr += LRB_COMPACT_HEADER_SIZE;
 		ctx->pos += LRB_COMPACT_HEADER_SIZE;
 		return;
 	}
@@ -177,16 +198,14 @@ static __always_inline void __lrb_write_record_header(const struct lrb_config *c
 }
 
 /*
- * Overwrite mode: make sure the sub-buffer at @pos is marked as written in
- * its current lap before touching its pages, so a reader can no longer swap
+ * Overwrite mode: make sure sub-buffer @idx is marked as written in lap
+ * @lap before touching its pages, so a reader can no longer swap
  * it out; return its slot. Usually one load and a test.
  */
 static __always_inline unsigned long __lrb_claim(struct lrb_buf *buf,
-						 unsigned long pos)
+						 unsigned long idx,
+						 unsigned long lap)
 {
-	const struct lrb_chan *chan = buf->chan;
-	unsigned long idx = __lrb_subbuf_index(chan, pos);
-	unsigned long lap = __lrb_lap(chan, pos);
 	unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
 	if (__lrb_unlikely((w & ~__LRB_SLOT_MASK) != lap << __LRB_WSB_TAG_SHIFT))
@@ -194,19 +213,65 @@ static __always_inline unsigned long __lrb_claim(struct lrb_buf *buf,
 	return w & __LRB_SLOT_MASK;
 }
 
-/* Point @ctx at the pages of its slot and write the record header. */
+/*
+ * Record in @ctx where its slot lies, from the channel's geometry (@order:
+ * subbuf_order, @nr_order: num_subbuf_order, which the fast path has at
+ * hand), point it at the slot's pages and write the record header.
+ */
 static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
-					      struct lrb_ctx *ctx, uint32_t header_len)
+					      struct lrb_ctx *ctx, uint32_t header_len,
+					      unsigned int order, unsigned int nr_order)
 {
+	const struct lrb_chan *chan = ctx->chan;
+	unsigned long sb = ctx->begin >> order;
+	unsigned long lap = sb >> nr_order;
 	unsigned long slot;
 
+	/* loads: cheaper than variable shifts */
+	ctx->idx = sb & (chan->num_subbuf - 1);
+	ctx->k = sb & (2 * chan->num_subbuf - 1);
+	ctx->full = (lap + 1) << order;
 	if (cfg->mode == LRB_MODE_OVERWRITE)
-		slot = __lrb_claim(ctx->buf, ctx->begin);
+		slot = __lrb_claim(ctx->buf, ctx->idx, lap);
 	else
-		slot = __lrb_subbuf_index(ctx->chan, ctx->begin);
+		slot = ctx->idx;
 	ctx->pages = __lrb_slot_pages(ctx->chan, ctx->buf, slot);
 	ctx->pos = ctx->begin;
+	ctx->addr = __lrb_ctx_addr(ctx, ctx->begin);
 	__lrb_write_record_header(cfg, ctx, header_len);
+}
+
+/*
+ * A reservation refused before the slow path is left zeroed (one the slow
+ * path refused holds what it left in its copy): so every path out of
+ * lrb_reserve() sets all of @ctx, which the compiler's analysis of
+ * uninitialized fields needs once @ctx lives in registers (it cannot
+ * follow the return value to the caller's test).
+ */
+static __always_inline int __lrb_reserve_failed(struct lrb_ctx *ctx, int ret)
+{
+	*ctx = (struct lrb_ctx){ 0 };
+	return ret;
+}
+
+/*
+ * __lrb_reserve_slow() on a copy of @ctx: the address of a client's
+ * reservation, usually a local of the function that writes the record,
+ * never escapes the fast path, so the compiler keeps it in registers
+ * across the atomics of reserve and commit.
+ */
+static __always_inline int __lrb_reserve_slow_copy(struct lrb_ctx *ctx)
+{
+	struct lrb_ctx c = {
+		.chan = ctx->chan,
+		.buf = ctx->buf,
+		.id = ctx->id,
+		.len = ctx->len,
+	};
+	int ret = __lrb_reserve_slow(&c);
+
+	*ctx = c;
+	return ret;
 }
 
 /**
@@ -247,19 +312,20 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 				       struct lrb_ctx *ctx, uint32_t id, uint32_t len)
 {
 	bool per_cpu = __lrb_per_cpu(cfg);
-	unsigned long offset, prev, begin, end;
+	unsigned long offset, begin, end;
+	unsigned int order, nr_order;
 	struct lrb_buf *buf;
 	uint32_t header_len;
 	int ret;
 
 	if (__lrb_unlikely(!len))
-		return -EINVAL;
+		return __lrb_reserve_failed(ctx, -EINVAL);
 	if (__LRB_DEBUG && __lrb_unlikely(!__lrb_cfg_is_chans(cfg, chan)))
-		return __lrb_bad_cfg(chan, "lrb_reserve");
+		return __lrb_reserve_failed(ctx, __lrb_bad_cfg(chan, "lrb_reserve"));
 	__lrb_port_writer_begin();
 	buf = __lrb_this_cpu_buf(cfg, chan);
 	if (__lrb_unlikely(__lrb_port_nesting_inc() > LRB_MAX_NESTING)) {
-		ret = __lrb_nesting_exceeded(buf);
+		ret = __lrb_reserve_failed(ctx, __lrb_nesting_exceeded(buf));
 		goto fail;
 	}
 	ctx->chan = chan;
@@ -267,38 +333,52 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	ctx->id = id;
 	ctx->len = len;
 
+	/* the geometry, once: every atomic below reloads what is in memory */
+	order = chan->subbuf_order;
+	nr_order = chan->num_subbuf_order;
 	offset = __lrb_v_read(per_cpu, &buf->offset);
 	__LRB_TEST_HOOK(AFTER_READ_POS, ctx);
-	prev = __lrb_write_pos(offset);
-	begin = __lrb_align(prev);
 	/*
-	 * On 32-bit, begin + len wraps for len near 4 GiB, and could land back
+	 * The header of @id after a short delta: a constant for a constant
+	 * @id. A record that needs the extended header for its delta alone
+	 * (the first after a pause) takes the slow path.
+	 */
+	header_len = __lrb_header_len(cfg, id, 0);
+	/*
+	 * Positions here keep the discard generation in their top bits:
+	 * @begin and @end carry nothing into it when the test below passes.
+	 * The slot must not start the sub-buffer (the slow path opens the
+	 * packet) and must end inside it, not on its boundary: the byte
+	 * before the slot and the one after it lie in the same sub-buffer.
+	 * An alignment that carries into the generation (begin wraps to
+	 * 0) or a slot that reaches the wrap of positions fails it too. On
+	 * 32-bit, begin + len wraps for len near 4 GiB, and could land back
 	 * in this sub-buffer: the slow path refuses such a record.
 	 */
-	if (__lrb_unlikely(!__lrb_subbuf_offset(chan, begin) ||
+	begin = __lrb_align(offset);
+	if (__lrb_unlikely(((begin - 1) ^ (begin + __lrb_slot_len(header_len, len))) >>
+			   order ||
 			   (sizeof(long) < sizeof(uint64_t) &&
 			    len > (1UL << __LRB_MAX_SUBBUF_ORDER))))
 		goto slow;
 	ctx->tsc = cfg->cb.clock_read();
-	header_len = __lrb_header_len(cfg, id,
-				      ctx->tsc - __lrb_v64_read(per_cpu, &buf->last_tsc));
+	if (__lrb_unlikely(__lrb_header_len(cfg, id, ctx->tsc -
+					    __lrb_v64_read(per_cpu, &buf->last_tsc)) !=
+			   header_len))
+		goto slow;
 	end = begin + header_len + len;
-	/* the slot must end inside this sub-buffer, not on its boundary */
-	if (__lrb_unlikely((begin ^ __lrb_align(end)) >> chan->subbuf_order))
+	if (__lrb_unlikely(__lrb_v_cmpxchg(per_cpu, &buf->offset, offset, end) != offset))
 		goto slow;
 	ctx->gen = offset & __LRB_OFFSET_GEN_MASK;
-	if (__lrb_unlikely(__lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
-					   end | ctx->gen) != offset))
-		goto slow;
-	ctx->prev = prev;
-	ctx->begin = begin;
-	ctx->end = end;
+	ctx->prev = __lrb_write_pos(offset);
+	ctx->begin = __lrb_write_pos(begin);
+	ctx->end = __lrb_write_pos(end);
 	__LRB_TEST_HOOK(AFTER_CAS, ctx);
-	__lrb_open_record(cfg, ctx, header_len);
+	__lrb_open_record(cfg, ctx, header_len, order, nr_order);
 	return 0;
 
 slow:
-	ret = __lrb_reserve_slow(ctx);
+	ret = __lrb_reserve_slow_copy(ctx);
 	if (__lrb_likely(!ret))
 		return 0;
 fail:
@@ -326,9 +406,6 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	unsigned long pad = slot_end - ctx->end;
 	struct lrb_chan *chan = ctx->chan;
 	struct lrb_buf *buf = ctx->buf;
-	/* one shift gives both indexes, before the barrier reloads chan */
-	unsigned long k = __lrb_records_index(chan, ctx->begin);
-	unsigned long idx = k & (chan->num_subbuf - 1);
 	unsigned long cc;
 
 	if (pad)
@@ -340,16 +417,16 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	 * reads it, so the choice of header errs only towards the full form.
 	 */
 	__lrb_v64_set(__lrb_per_cpu(cfg), &buf->last_tsc, ctx->tsc);
-	__lrb_v_inc(__lrb_per_cpu(cfg), &buf->records[k]);
+	__lrb_v_inc(__lrb_per_cpu(cfg), &buf->records[ctx->k]);
 	/* the record's bytes before the count that publishes them */
 	__lrb_smp_wmb();
 	__LRB_TEST_HOOK(BEFORE_COMMIT_ADD, ctx);
 	cc = __lrb_v_add_return(__lrb_per_cpu(cfg), slot_end - ctx->begin,
-				&buf->commit[idx]);
+				&buf->commit[ctx->idx]);
 	if (cfg->persistent)
 		__lrb_commit_mark(__lrb_per_cpu(cfg), buf, ctx->begin, cc);
 	__LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
-	if (__lrb_unlikely(__lrb_commit_done(chan, cc, __lrb_lap(chan, ctx->begin) + 1)))
+	if (__lrb_unlikely(__lrb_commit_done(chan, cc - ctx->full, 0)))
 		__lrb_deliver(buf, ctx->begin);
 	__lrb_port_nesting_dec();
 	__lrb_port_writer_end();
@@ -397,7 +474,7 @@ static __always_inline int lrb_event_write(const struct lrb_config *cfg,
 					   struct lrb_chan *chan, uint32_t id,
 					   const void *payload, uint32_t len)
 {
-	struct lrb_ctx ctx;
+	struct lrb_ctx ctx __lrb_uninitialized;
 	int ret;
 
 	ret = lrb_reserve(cfg, chan, &ctx, id, len);

@@ -535,14 +535,17 @@ inline lrb_reserve()
 	o = offset;
 	prev = POS(o);
 	begin = prev;
+	/* the fast path places only the compact header's one unit */
+	end = begin + 1;
 	if
 	:: SBOFF(begin) == 0 -> goto slow
+	:: (begin ^ end) >> SB_ORDER -> goto slow
 	:: else
 	fi;
 	read_clock();
-	end = begin + hl;
+	/* a delta that needs the extended header: the slow path */
 	if
-	:: (begin ^ end) >> SB_ORDER -> goto slow
+	:: hl != 1 -> goto slow
 	:: else
 	fi;
 	gen = GEN(o);

@@ -34,6 +34,8 @@
 #define __lrb_read_once(x) READ_ONCE(x)
 /* smp_wmb() itself; see the caller for its pairing */
 #define __lrb_smp_wmb() smp_wmb()
+/* a local the slow path fills: not zeroed by CONFIG_INIT_STACK_ALL_ZERO */
+#define __lrb_uninitialized __uninitialized
 #define __LRB_CACHELINE_BYTES SMP_CACHE_BYTES
 /* Test hooks of the core (lib/) exist in the KUnit build only. */
 #define __LRB_PORT_TEST_HOOKS IS_ENABLED(CONFIG_LRB_KUNIT_TEST)

@@ -65,6 +65,8 @@ extern "C" {
 #define __lrb_read_once(x) CMM_LOAD_SHARED(x)
 /* the kernel's smp_wmb(), by liburcu; see the caller for its pairing */
 #define __lrb_smp_wmb() cmm_smp_wmb()
+/* the kernel's __uninitialized; user builds do not zero locals */
+#define __lrb_uninitialized
 #define __LRB_CACHELINE_BYTES CAA_CACHE_LINE_SIZE
 
 /*

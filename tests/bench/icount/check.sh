@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Instruction counts per record of lrb's user-space fast path, under
-# callgrind, checked against tests/bench/icount/reference: builds
+# Instruction counts per record of lrb's fast paths, under callgrind,
+# checked against tests/bench/icount/reference: builds
 # tests/bench/icount/icount.c with the release flags (the Makefile's rel
-# variant), runs it under valgrind --tool=callgrind and prints, per
+# variant) for the user port, and kport.c for the kernel port (the
+# kernel_* rows: x86_64 kernel primitives on the stand-in headers of
+# tests/bench/icount/kport/, the kernel's code generation flags), runs
+# them under valgrind --tool=callgrind and prints, per
 # configuration, the count measured, the reference and the change. A count
 # more than 10% above its reference fails; one more than 10% below passes
 # and asks for the reference to be updated. Ends with "N passed, M failed".
@@ -18,6 +21,7 @@
 # Valgrind has no rseq, so there the CPU number comes from sched_getcpu()
 # (__lrb_port_cpu_slow()) instead of one load: that call is left out of the
 # counts (--toggle-collect), so that they stay close to the native path.
+# ICOUNT_ANNOTATE=KEY annotates another configuration (kernel_overwrite_16).
 set -euo pipefail
 
 cd "$(dirname "$0")/../../.."
@@ -26,7 +30,7 @@ ref=$here/reference
 out=build/bench/icount
 prog=build/rel/bench-icount
 limit=10
-annotated=overwrite_16
+annotated=${ICOUNT_ANNOTATE:-overwrite_16}
 top=25
 
 update='' annotate=''
@@ -85,13 +89,14 @@ while IFS=$'\t' read -r key records label; do
 	printf 'BENCH\ticount\t%s_ir\t%s\tinstr/rec\t%s\n' "$key" "$per" "$label"
 done <"$out/cases.tsv"
 
-toolchain="$(${CC:-cc} --version | head -n 1); $(valgrind --version); liburcu $(dpkg-query -W -f '${Version}' liburcu-dev 2>/dev/null || echo unknown)"
+toolchain="$(${CC:-cc} --version | head -n 1); $(valgrind --version); liburcu $(dpkg-query -W -f '${Version}\n' liburcu-dev 2>/dev/null | head -n 1 || echo unknown)"
 if [ -n "$update" ]; then
-	build=$(make --no-print-directory -n -B "$prog" | grep -F "$here/icount.c")
+	build=$(make --no-print-directory -n -B "$prog" | grep -E "$here/(icount|kport)\.c" | paste -sd ";" | sed "s/;/; /g")
 	{
-		echo "# Instruction counts per record of lrb's user-space fast path: callgrind's"
-		echo "# Ir of the writing loop of $here/icount.c divided by its records"
-		echo "# (__lrb_port_cpu_slow() left out: valgrind has no rseq)."
+		echo "# Instruction counts per record of lrb's fast paths: callgrind's Ir of"
+		echo "# the writing loops of $here/icount.c (user port) and kport.c (kernel"
+		echo "# port, kernel_* rows) divided by their records (__lrb_port_cpu_slow()"
+		echo "# left out: valgrind has no rseq)."
 		echo "# Written by: $here/check.sh --update"
 		echo "# date: $(date -u +%F)"
 		echo "# toolchain: $toolchain"

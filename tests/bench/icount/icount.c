@@ -13,6 +13,8 @@
  * check.sh also leaves __lrb_port_cpu_slow() out (--toggle-collect), which
  * replaces the rseq load under valgrind.
  *
+ * The same loops on the kernel port's fast path come from kport.c.
+ *
  * Prints, per configuration, "key<TAB>records<TAB>label" for
  * tests/bench/icount/check.sh, which divides each dump's Ir by records.
  *
@@ -27,6 +29,8 @@
 #include "../../../lib/kernel_compat.h"
 #include <lrb/lrb.h>
 #include <valgrind/callgrind.h>
+
+#include "icount.h"
 
 #define WARMUP 10000
 /* Small enough that a discard buffer never fills between two drains. */
@@ -81,22 +85,6 @@ DEFINE_BATCH(batch_overwrite_16, &overwrite, 1, 16)
 DEFINE_BATCH(batch_discard_16, &discard, 1, 16)
 DEFINE_BATCH(batch_large_16, &large, 1, 16)
 DEFINE_BATCH(batch_extended_16, &overwrite, ID_EXTENDED, 16)
-
-/**
- * struct icount_case - one measured configuration
- * @key: dump name, and the BENCH key without its "_ir" suffix
- * @label: what it measures
- * @cfg: its configuration (for channel creation)
- * @batch: its specialised writing loop
- * @drain: read the buffer empty between batches (discard mode)
- */
-struct icount_case {
-	const char *key;
-	const char *label;
-	const struct lrb_config *cfg;
-	unsigned long (*batch)(struct lrb_chan *chan, unsigned long n);
-	bool drain;
-};
 
 static const struct icount_case cases[] = {
 	{ "overwrite_8", "overwrite, compact header, 8-byte payload",
@@ -169,15 +157,31 @@ static struct lrb_chan *make_chan(const struct icount_case *c)
 	return chan;
 }
 
+/* Warm up, then count @n records of case @c in one callgrind dump. */
+static void measure(const struct icount_case *c, unsigned long n)
+{
+	struct lrb_chan *chan = make_chan(c);
+
+	run(c, chan, WARMUP, false);
+	/* what --toggle-collect= functions collected in the warm-up */
+	CALLGRIND_ZERO_STATS;
+	run(c, chan, n, true);
+	CALLGRIND_DUMP_STATS_AT(c->key);
+	lrb_channel_destroy(chan);
+	printf("%s\t%lu\t%s\n", c->key, n, c->label);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "records", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const unsigned int nr_user = sizeof(cases) / sizeof(cases[0]);
+	static const unsigned long user_layout[] = ICOUNT_LAYOUT(LRB_PAGE_SIZE);
 	unsigned long n = 100000;
+	unsigned int i, cpu_now;
 	cpu_set_t cpu;
-	unsigned int i;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -188,24 +192,20 @@ int main(int argc, char **argv)
 		n = strtoul(optarg, NULL, 0);
 	}
 	/* one buffer for the whole run: a migration would change the path */
+	cpu_now = __lrb_port_cpu_slow();
 	CPU_ZERO(&cpu);
-	CPU_SET(__lrb_port_cpu_slow(), &cpu);
+	CPU_SET(cpu_now, &cpu);
 	if (sched_setaffinity(0, sizeof(cpu), &cpu)) {
 		perror("icount: cannot pin the thread to its CPU (sched_setaffinity); run it where affinity can be set");
 		return 1;
 	}
-	lrb_thread_init();
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct icount_case *c = &cases[i];
-		struct lrb_chan *chan = make_chan(c);
-
-		run(c, chan, WARMUP, false);
-		/* what --toggle-collect= functions collected in the warm-up */
-		CALLGRIND_ZERO_STATS;
-		run(c, chan, n, true);
-		CALLGRIND_DUMP_STATS_AT(c->key);
-		lrb_channel_destroy(chan);
-		printf("%s\t%lu\t%s\n", c->key, n, c->label);
+	if (memcmp(user_layout, kport_layout, sizeof(user_layout))) {
+		fprintf(stderr, "icount: the kernel port's stand-ins (tests/bench/icount/kport/) lay out struct lrb_buf, lrb_chan or lrb_ctx unlike liblrb: make them agree with include/lrb/internal/port_kernel.h\n");
+		return 1;
 	}
+	kport_init(cpu_now);
+	lrb_thread_init();
+	for (i = 0; i < nr_user + kport_nr_cases; i++)
+		measure(i < nr_user ? &cases[i] : &kport_cases[i - nr_user], n);
 	return 0;
 }
