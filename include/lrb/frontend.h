@@ -132,7 +132,7 @@ static __always_inline unsigned long __lrb_slot_len(uint32_t header_len, uint32_
 	return __lrb_align((unsigned long)header_len + len);
 }
 
-static __always_inline void *__lrb_ctx_addr(const struct lrb_ctx *ctx,
+static __always_inline char *__lrb_ctx_addr(const struct lrb_ctx *ctx,
 					    unsigned long pos)
 {
 	/* sub-buffers are whole pages, aligned in positions */
@@ -241,6 +241,9 @@ static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
 	__lrb_write_record_header(cfg, ctx, header_len);
 }
 
+/* never written: C++17 has neither compound literals nor designated initializers */
+static struct lrb_ctx __lrb_ctx_zero;
+
 /*
  * A reservation refused before the slow path is left zeroed (one the slow
  * path refused holds what it left in its copy): so every path out of
@@ -250,7 +253,7 @@ static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
  */
 static __always_inline int __lrb_reserve_failed(struct lrb_ctx *ctx, int ret)
 {
-	*ctx = (struct lrb_ctx){ 0 };
+	*ctx = __lrb_ctx_zero;
 	return ret;
 }
 
@@ -262,13 +265,14 @@ static __always_inline int __lrb_reserve_failed(struct lrb_ctx *ctx, int ret)
  */
 static __always_inline int __lrb_reserve_slow_copy(struct lrb_ctx *ctx)
 {
-	struct lrb_ctx c = {
-		.chan = ctx->chan,
-		.buf = ctx->buf,
-		.id = ctx->id,
-		.len = ctx->len,
-	};
-	int ret = __lrb_reserve_slow(&c);
+	struct lrb_ctx c = __lrb_ctx_zero;
+	int ret;
+
+	c.chan = ctx->chan;
+	c.buf = ctx->buf;
+	c.id = ctx->id;
+	c.len = ctx->len;
+	ret = __lrb_reserve_slow(&c);
 
 	*ctx = c;
 	return ret;
