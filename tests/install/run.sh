@@ -229,21 +229,3 @@ for name in "${examples[@]}"; do
 done
 
 finish
-fi
-# the output line's shape, with its counts as numbers
-pattern=$(sed -E 's/[0-9]+/[0-9]+/g' <<<"$expect")
-script=$(printf '%s\n' "${cmds[@]}")
-if out=$(cd "$ex" && env -u LD_LIBRARY_PATH PREFIX="$PREFIX" bash -e -c "$script" 2>&1); then
-	ok
-	if grep -Eqx "$pattern" <<<"$out"; then
-		ok
-	else
-		echo "$out"
-		fail "the example printed no line like: $expect"
-	fi
-else
-	echo "$out"
-	fail "the example of $doc, built and run as printed there:"$'\n'"$script"
-fi
-
-finish
