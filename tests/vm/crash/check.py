@@ -12,9 +12,10 @@ before the crash (tests/vm/crash/driver.py).
 
 A crash export must hold, per CPU and context, a run of the sample's
 sequence numbers with every field as the sample computes it, gaps only
-where babeltrace2 reports discarded events, the last one at most the
-in-flight records and what recovery counted as torn behind the last
-written; the ring's packets kept plus dropped are the ring. A corrupt
+where babeltrace2 reports discarded events, no discarded count going
+back, the last one at most the in-flight records and what recovery
+counted as torn behind the last written; the ring's packets kept plus
+dropped are the ring. A corrupt
 export must be read by babeltrace2, hold what its stats say, and have no
 more damaged records than bytes were overwritten.
 
@@ -113,7 +114,7 @@ def check_run(d, mode):
         return ok
 
     trace = os.path.join(d, "trace")
-    evs, (disc, _), p = read_trace(trace)
+    evs, (disc, back), p = read_trace(trace)
     if not check("babeltrace2 reads the recovered trace", p.returncode == 0,
                  "" if p.returncode == 0 else
                  "exit %d: %s" % (p.returncode, p.stderr.strip()[:300])):
@@ -135,6 +136,8 @@ def check_run(d, mode):
     for cpu in cpus:
         n = sum(1 for e in evs if e[0] == cpu)
         st = stats.get(cpu, {})
+        check("cpu%d: no discarded count goes back from one packet to the next" % cpu,
+              not back.get(cpu), "babeltrace2 printed %s" % back.get(cpu))
         check("cpu%d: the trace holds the %s records the stats say were kept" %
               (cpu, st.get("records")), n == st.get("records"), "%d in the trace" % n)
     if mode == "corrupt":
