@@ -473,7 +473,8 @@ static bool lrb_recover_packet(const struct lrb_rgeo *g, unsigned int b,
  * behind the newest or beginning before their predecessor's last record,
  * end each packet no later than the next begins (the newest at its last
  * record: a closed packet's timestamp_end is not otherwise checked), and
- * give each its cumulative discarded count: the writers' (bounded by their
+ * give each its cumulative discarded count (no more than a later closed
+ * packet's): the writers' (bounded by their
  * final count @writer_lost, which an open packet carries) plus the records
  * recovery dropped up to its end.
  */
@@ -481,7 +482,7 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 			      struct lrb_rec_packet *tmp, u64 writer_lost)
 {
 	struct lrb_recovery_stats *st = &rb->stats;
-	u64 newest = 0, disc = 0, dropped = 0, prev_last = 0, age;
+	u64 newest = 0, disc = 0, dropped = 0, prev_last = 0, min = ~0ULL, age;
 	struct lrb_rec_packet *pk;
 	unsigned int i, n = 0, last = 0;
 
@@ -503,6 +504,15 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 	for (i = 0; i < g->n; i++)
 		if (tmp[i].content)
 			last = i;
+	/* counts only grow: one above a later closed packet's is corrupt */
+	for (i = g->n; i-- > 0;) {
+		pk = &tmp[i];
+		if (!pk->content || pk->open)
+			continue;
+		if (pk->header.events_discarded > min)
+			pk->header.events_discarded = min;
+		min = pk->header.events_discarded;
+	}
 	for (i = 0; i < g->n; i++) {
 		pk = &tmp[i];
 		if (!pk->content)

@@ -82,7 +82,8 @@ struct lrb_recovery_stats {
  * @header: its header as handed out: content and packet size as kept,
  *	timestamp_end from its last record's to the next packet's
  *	timestamp_begin (the newest: its last record's), events_discarded
- *	the writers' count plus the records recovery dropped up to its end
+ *	the writers' count (at most a later closed packet's) plus the
+ *	records recovery dropped up to its end
  * @offset: where its slot starts in the region
  * @content: bytes kept (header and records)
  * @size: bytes handed out: @content rounded up to a page

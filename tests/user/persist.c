@@ -506,7 +506,8 @@ static int p_trailing(struct lrb_chan **chanp)
  * A closed packet whose content size says 2 bytes past its last record:
  * they are cut and counted, so a CTF reader reads every packet kept; one
  * whose timestamp_end is garbage ends where the next packet begins,
- * instead of voiding the packets after it.
+ * instead of voiding the packets after it; one whose events_discarded is
+ * garbage counts no more than the next one.
  */
 static void test_scribbled(void)
 {
@@ -553,6 +554,25 @@ static void test_scribbled(void)
 		CHECK_EQ(rec->bufs[0].packets[i].header.timestamp_end,
 			 rec->bufs[0].packets[i + 1].header.timestamp_begin);
 		CHECK_EQ(p_drops(rec, LRB_DROP_ORDER, 0), 0);
+		p_order_init(&o);
+		p_walk(rec, 0, &o, NULL, 0, true);
+		CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
+				 o.undecodable + o.bad_packets, 0);
+	}
+	if (rec)
+		lrb_region_file_release(rec);
+
+	/* an events_discarded far off, of the same packet */
+	i = p_scribble(offsetof(struct lrb_packet_header, events_discarded),
+		       0xfd00000000143e4dULL, false);
+	CHECK(i >= 0 && i + 1 < (int)n);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (rec && i >= 0 && i + 1 < (int)n) {
+		CHECK_EQ(rec->bufs[0].nr_packets, n);
+		CHECK_EQ(rec->bufs[0].packets[i].header.events_discarded,
+			 rec->bufs[0].packets[i + 1].header.events_discarded);
+		CHECK_EQ(rec->bufs[0].packets[n - 1].header.events_discarded,
+			 good->bufs[0].packets[n - 1].header.events_discarded);
 		p_order_init(&o);
 		p_walk(rec, 0, &o, NULL, 0, true);
 		CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
