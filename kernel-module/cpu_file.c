@@ -59,9 +59,12 @@ static int lrb_kb_take(struct lrb_kbuf *kb)
 
 	lockdep_assert_held(&kb->lock);
 	ret = lrb_get_next_subbuf(kb->buf, &kb->sb);
-	if (ret == -EAGAIN && fin &&
+	/*
+	 * Drained, but the last losses are in no packet yet. A previous
+	 * run's channel has no writer: its packets carry every count.
+	 */
+	if (ret == -EAGAIN && fin && !kb->kdev.kc->recovered &&
 	    lrb_buf_lost(kb->buf) != kb->last_discarded) {
-		/* drained, but the last losses are in no packet yet */
 		lrb_buf_flush_final(kb->buf, kb->last_ts_end);
 		ret = lrb_get_next_subbuf(kb->buf, &kb->sb);
 	}

@@ -359,7 +359,7 @@ static bool lrb_recover_packet(const struct lrb_rgeo *g, unsigned int b,
 				       LRB_REGION_DESC_ARRAYS + 2 * g->n + idx);
 	unsigned long slot = w & __LRB_SLOT_MASK, tag = w & ~(__LRB_SLOT_MASK | __LRB_WSB_NOREF);
 	unsigned long mask = __LRB_POS_MASK >> (g->buf_order - g->order);
-	unsigned long p, lap, content, done;
+	unsigned long p, lap, content, done, end;
 	struct lrb_packet_header *ph = &pk->header;
 	struct lrb_packet_iter it;
 	struct lrb_record rec;
@@ -431,16 +431,28 @@ static bool lrb_recover_packet(const struct lrb_rgeo *g, unsigned int b,
 	pk->records = 0;
 	pk->dropped_records = 0;
 	last_ts = ph->timestamp_begin;
+	end = it.pos;
 	while ((ret = lrb_packet_next(&it, &rec)) > 0) {
 		pk->records++;
 		last_ts = rec.timestamp;
+		end = it.pos;
 	}
 	if (ret < 0) {
-		lrb_drop(st, LRB_DROP_RECORD, 0, 1, content - it.pos);
-		content = it.pos;
+		lrb_drop(st, LRB_DROP_RECORD, 0, 1, content - end);
 		pk->cut = true;
 		pk->dropped_records = 1;
+	} else if (end != content && !pk->open) {
+		/*
+		 * Bytes too few for a record after the last one: a closed
+		 * packet's content ends with its last record, so its size
+		 * is wrong (an open one's commit mark is aligned: padding).
+		 */
+		lrb_drop(st, LRB_DROP_HEADER, 0, 0, content - end);
+		pk->cut = true;
 	}
+	/* a CTF reader takes any byte after the last record for one */
+	content = end;
+	pk->last_ts = last_ts;
 	if (pk->open) {
 		ph->timestamp_end = last_ts;
 	} else if (ph->timestamp_end < last_ts) {
@@ -458,8 +470,11 @@ static bool lrb_recover_packet(const struct lrb_rgeo *g, unsigned int b,
 
 /*
  * Put the packets of @rb in sequence order, drop those more than a ring
- * behind the newest or whose timestamps overlap their predecessor's, and
- * give each its cumulative discarded count: the writers' (bounded by their
+ * behind the newest or beginning before their predecessor's last record,
+ * end each packet no later than the next begins (the newest at its last
+ * record: a closed packet's timestamp_end is not otherwise checked), and
+ * give each its cumulative discarded count (no more than a later closed
+ * packet's): the writers' (bounded by their
  * final count @writer_lost, which an open packet carries) plus the records
  * recovery dropped up to its end.
  */
@@ -467,7 +482,7 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 			      struct lrb_rec_packet *tmp, u64 writer_lost)
 {
 	struct lrb_recovery_stats *st = &rb->stats;
-	u64 newest = 0, disc = 0, dropped = 0, prev_end = 0, age;
+	u64 newest = 0, disc = 0, dropped = 0, prev_last = 0, min = ~0ULL, age;
 	struct lrb_rec_packet *pk;
 	unsigned int i, n = 0, last = 0;
 
@@ -489,16 +504,30 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 	for (i = 0; i < g->n; i++)
 		if (tmp[i].content)
 			last = i;
+	/* counts only grow: one above a later closed packet's is corrupt */
+	for (i = g->n; i-- > 0;) {
+		pk = &tmp[i];
+		if (!pk->content || pk->open)
+			continue;
+		if (pk->header.events_discarded > min)
+			pk->header.events_discarded = min;
+		min = pk->header.events_discarded;
+	}
 	for (i = 0; i < g->n; i++) {
 		pk = &tmp[i];
 		if (!pk->content)
 			continue;
-		if (n && pk->header.timestamp_begin < prev_end) {
+		if (n && pk->header.timestamp_begin < prev_last) {
 			lrb_drop(st, LRB_DROP_ORDER, 1, pk->records,
 				 pk->content);
 			continue;
 		}
-		prev_end = pk->header.timestamp_end;
+		/* a packet ends no later than the next one begins */
+		if (n && rb->packets[n - 1].header.timestamp_end >
+				 pk->header.timestamp_begin)
+			rb->packets[n - 1].header.timestamp_end =
+				pk->header.timestamp_begin;
+		prev_last = pk->last_ts;
 		/*
 		 * An open packet has no count of its own: the newest one
 		 * ends with the writers' last count, an older one (its
@@ -520,6 +549,10 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 		rb->packets[n++] = *pk;
 	}
 	rb->nr_packets = n;
+	/* the newest: nothing after it vouches for a later end */
+	if (n)
+		rb->packets[n - 1].header.timestamp_end =
+			rb->packets[n - 1].last_ts;
 	for (i = n; i > 1; i--)
 		if (rb->packets[i - 2].open)
 			rb->packets[i - 2].header.events_discarded =

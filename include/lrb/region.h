@@ -24,7 +24,7 @@ struct lrb_chan_attr;
  * @LRB_DROP_SLOT: the slot table names a slot out of range, or twice
  * @LRB_DROP_HEADER: invalid packet header (magic, sizes, ids), or one whose
  *	sequence number does not fit its place or its lap, or older than the
- *	ring
+ *	ring; bytes only: a closed packet's content size past its last record
  * @LRB_DROP_STALE: a delivered entry whose slot holds an older packet: a
  *	reader had swapped the packet out (it was being read or was read)
  * @LRB_DROP_OPENING: a sub-buffer claimed for a new lap before its packet
@@ -80,13 +80,16 @@ struct lrb_recovery_stats {
 /**
  * struct lrb_rec_packet - a packet recovery kept
  * @header: its header as handed out: content and packet size as kept,
- *	timestamp_end at least its last record's, events_discarded the
- *	writers' count plus the records recovery dropped up to its end
+ *	timestamp_end from its last record's to the next packet's
+ *	timestamp_begin (the newest: its last record's), events_discarded
+ *	the writers' count (at most a later closed packet's) plus the
+ *	records recovery dropped up to its end
  * @offset: where its slot starts in the region
  * @content: bytes kept (header and records)
  * @size: bytes handed out: @content rounded up to a page
  * @records: records in it
  * @dropped_records: records recovery dropped in it
+ * @last_ts: its last record's timestamp (timestamp_begin if none)
  * @open: it was being written at the crash
  * @cut: bytes after @content were dropped
  */
@@ -97,6 +100,7 @@ struct lrb_rec_packet {
 	unsigned long size;
 	uint64_t records;
 	uint64_t dropped_records;
+	uint64_t last_ts;
 	bool open;
 	bool cut;
 };

@@ -4,8 +4,10 @@
 # process is SIGKILLed (tests/user/persist --leave) becomes a trace that
 # babeltrace2 and lrb-dump read: every record recovery kept, the discarded
 # events its packets count (a last round writes a file with losses between
-# its packets: persist --leave-lossy), and refusals with a reason for a file holding
-# no region, random bytes, or a directory holding a trace already.
+# its packets: persist --leave-lossy), a packet whose content size says 2
+# bytes past its last record (persist --leave-trailing: cut, and counted),
+# and refusals with a reason for a file holding no region, random bytes,
+# or a directory holding a trace already.
 #
 #   tests/tools/test-recover.sh [ROUNDS]    (default 5)
 #
@@ -26,11 +28,12 @@ trap 'rm -rf "$tmp"' EXIT
 CHECK_NAME=test-recover
 . tests/common/check.sh
 
-for r in $(seq "$rounds") lossy; do
+for r in $(seq "$rounds") lossy trailing; do
 	file=$tmp/region.$r
 	trace=$tmp/trace.$r
 	leave=--leave
 	[ "$r" = lossy ] && leave=--leave-lossy
+	[ "$r" = trailing ] && leave=--leave-trailing
 	# "records R packets P discarded D", as lib/region.c recovered them
 	if ! line=$(build/rel/tests/persist $leave "$file"); then
 		check "round $r: a killed writer left a file" false
@@ -40,17 +43,22 @@ for r in $(seq "$rounds") lossy; do
 	check "round $r: lrb-dump --recover" \
 		"$dump" --recover "$file" "$trace" 2>"$tmp/recover.err"
 	babeltrace2 "$trace" >"$tmp/bt.out" 2>"$tmp/bt.err"
-	bt=$(grep -c ' rec: ' "$tmp/bt.out")
+	check "round $r: babeltrace2 reads the trace to its end (exit $?)" test $? = 0
+	bt=$(grep -cE ' (rec|note): ' "$tmp/bt.out")
 	check "round $r: babeltrace2 reads $records records (got $bt)" \
 		test "$bt" = "$records"
 	btdisc=$(cat "$tmp/bt.out" "$tmp/bt.err" | grep -o 'Tracer discarded [0-9]* event' |
 		 awk '{ n += $3 } END { print n + 0 }')
 	check "round $r: babeltrace2 reports $discarded discarded (got $btdisc)" \
 		test "$btdisc" = "$discarded"
-	ev=$("$dump" "$trace" 2>&1 >/dev/null | sed -n 's/.* stream files, \([0-9]*\) events.*/\1/p')
+	"$dump" "$trace" >/dev/null 2>"$tmp/dump.err"
+	check "round $r: lrb-dump reads the trace without error (exit $?)" test $? = 0
+	ev=$(sed -n 's/.* stream files, \([0-9]*\) events.*/\1/p' "$tmp/dump.err")
 	check "round $r: lrb-dump reads $records records (got $ev)" \
 		test "$ev" = "$records"
 	[ "$r" = lossy ] && check "round $r: losses between packets" test "$discarded" -gt 0
+	[ "$r" = trailing ] && check "round $r: the 2 bytes cut are counted" \
+		grep -q 'dropped (header): 0 packets, 0 records, 2 bytes' "$tmp/recover.err"
 	echo "round $r: $records records in $packets packets recovered, $discarded discarded between them"
 done
 

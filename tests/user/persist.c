@@ -18,12 +18,16 @@
  *   read outside the region, and every packet kept decodes and every
  *   record kept that no overwritten byte touches is intact;
  * - bad regions: random bytes, a header written halfway, another layout
- *   version, a truncated file are refused with a reason.
+ *   version, a truncated file are refused with a reason;
+ * - scribbled: a packet's content size past its last record, or its
+ *   timestamp_end far off, costs those bytes only.
  *
  * Usage: persist [ROUNDS [TRIALS]] (default 150 kill rounds, 3000 corrupt
  * trials), or persist --leave FILE: one kill round, the file left for
  * tests/tools/test-recover.sh, its records recovered printed
- * (--leave-lossy: a file with losses between its packets, see p_lossy()).
+ * (--leave-lossy: a file with losses between its packets, see p_lossy();
+ * --leave-trailing: a packet's content size 2 bytes too long, see
+ * p_trailing()).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -37,6 +41,8 @@
 #include <lrb/region_file.h>
 
 #define P_ID 1
+/* a record ending 2 bytes short of the alignment (p_trailing()) */
+#define P_ID_NOTE 2
 #define P_THREADS 4
 #define P_SUBBUF 4096UL
 #define P_NUM_SUBBUF 16UL
@@ -94,6 +100,7 @@ static char p_meta[8192];
 /* The record as the metadata declares it: the layout of struct p_rec. */
 LRB_EVENT(rec, P_ID, LRB_INTEGER(uint32_t, thread), LRB_INTEGER(uint32_t, pad),
 	  LRB_INTEGER(uint64_t, seq), LRB_INTEGER(uint64_t, sum));
+LRB_EVENT(note, P_ID_NOTE, LRB_INTEGER(uint16_t, tag));
 
 /* The CTF metadata the channels keep in their file, for lrb-dump. */
 static void p_make_metadata(void)
@@ -101,11 +108,12 @@ static void p_make_metadata(void)
 	struct lrb_chan chan = { .cfg = &p_global };
 	static const struct lrb_event_desc *const events[] = {
 		&lrb_event_rec,
+		&lrb_event_note,
 	};
 	struct lrb_metadata_attr attr = {
 		.clock_freq = 1000000000,
 		.events = events,
-		.nr_events = 1,
+		.nr_events = 2,
 	};
 	int len = lrb_metadata_format(&chan, &attr, p_meta, sizeof(p_meta));
 
@@ -129,6 +137,8 @@ static long p_payload_size(const struct lrb_decoder *dec, u32 id,
 {
 	(void)dec;
 	(void)payload;
+	if (id == P_ID_NOTE && avail >= sizeof(u16))
+		return sizeof(u16);
 	if (id != P_ID || avail < sizeof(struct p_rec))
 		return -EINVAL;
 	return sizeof(struct p_rec);
@@ -251,6 +261,8 @@ static void p_walk(const struct lrb_recovery *rec, unsigned int b,
 
 			n++;
 			o->records++;
+			if (r.id == P_ID_NOTE)
+				continue;
 			touched = false;
 			for (c = 0; c < nr_corrupt; c++)
 				if (corrupt[c] >= from && corrupt[c] < to)
@@ -286,7 +298,8 @@ static void p_walk(const struct lrb_recovery *rec, unsigned int b,
 			if ((long long)pr.seq > o->max[pr.thread])
 				o->max[pr.thread] = pr.seq;
 		}
-		if (ret < 0 || n != pk->records)
+		/* a CTF reader takes any byte left in the content for a record */
+		if (ret < 0 || n != pk->records || it.pos != it.content)
 			o->undecodable++;
 	}
 }
@@ -420,6 +433,154 @@ static void test_exact(void)
 		CHECK_EQ(p_drops(rec, LRB_DROP_UNCOMMITTED, 2), 0);
 		lrb_region_file_release(rec);
 	}
+	lrb_region_file_destroy(chan);
+}
+
+/*
+ * Scribble on a closed packet of the file as a crash may: its header field
+ * at @field gets @value, plus its content size in bits if @relative (a
+ * packet with room for that). Return: the packet's index among those
+ * recovered, or -1.
+ */
+static int p_scribble(unsigned long field, u64 value, bool relative)
+{
+	const struct lrb_rec_packet *pk;
+	struct lrb_recovery *rec;
+	const char *why = NULL;
+	unsigned long off = 0;
+	unsigned int i;
+	int fd, ret = -1;
+	u64 v = value;
+
+	if (lrb_region_file_recover(p_path, &p_dec, &rec, &why))
+		return -1;
+	for (i = 0; i < rec->bufs[0].nr_packets && ret < 0; i++) {
+		pk = &rec->bufs[0].packets[i];
+		v = value + (relative ? pk->content * 8 : 0);
+		if (!pk->open &&
+		    (!relative || pk->content % LRB_RECORD_ALIGN == 2)) {
+			off = pk->offset + field;
+			ret = (int)i;
+		}
+	}
+	lrb_region_file_release(rec);
+	fd = open(p_path, O_WRONLY);
+	if (ret < 0 || fd < 0 ||
+	    pwrite(fd, &v, sizeof(v), (off_t)off) != sizeof(v))
+		ret = -1;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * 3000 records into a new file, one packet closed early by a flush after
+ * a record that ends 2 bytes short of the alignment, left as a crash
+ * leaves it (the channel in *@chanp); then that packet's content_size
+ * says 2 bytes more: its last record's padding, which a CTF reader takes
+ * for a record.
+ * Return: the index of that packet among those recovered, or -1.
+ */
+static int p_trailing(struct lrb_chan **chanp)
+{
+	struct lrb_chan_attr attr = p_attr();
+	u16 tag = 1;
+	u64 seq;
+
+	if (lrb_region_file_create(p_path, &p_global, &attr, chanp))
+		return -1;
+	for (seq = 0; seq < 3000; seq++) {
+		/* a packet closed early after a record of 6 bytes */
+		if (seq == 2900) {
+			lrb_event_write(&p_global, *chanp, P_ID_NOTE, &tag,
+					sizeof(tag));
+			lrb_channel_flush(*chanp);
+		}
+		p_write(&p_global, *chanp, 0, seq);
+	}
+	return p_scribble(offsetof(struct lrb_packet_header, content_size),
+			  2 * 8, true);
+}
+
+/*
+ * A closed packet whose content size says 2 bytes past its last record:
+ * they are cut and counted, so a CTF reader reads every packet kept; one
+ * whose timestamp_end is garbage ends where the next packet begins,
+ * instead of voiding the packets after it; one whose events_discarded is
+ * garbage counts no more than the next one.
+ */
+static void test_scribbled(void)
+{
+	struct lrb_recovery *rec, *good;
+	const struct lrb_rec_packet *pk;
+	const char *why = NULL;
+	struct lrb_chan *chan;
+	struct p_order o;
+	unsigned int n;
+	int i;
+
+	i = p_trailing(&chan);
+	CHECK(i >= 0);
+	if (i < 0)
+		return;
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (!rec)
+		return;
+	pk = &rec->bufs[0].packets[i];
+	CHECK_EQ(pk->header.content_size, (u64)pk->content * 8);
+	CHECK(pk->cut);
+	CHECK_EQ(p_drops(rec, LRB_DROP_HEADER, 0), 0);
+	CHECK_EQ(p_drops(rec, LRB_DROP_HEADER, 1), 0);
+	CHECK_EQ(p_drops(rec, LRB_DROP_HEADER, 2), 2);
+	p_order_init(&o);
+	p_walk(rec, 0, &o, NULL, 0, true);
+	CHECK_EQ(o.records, p_recovered(rec));
+	CHECK_EQ(o.max[0], 2999);
+	CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
+			 o.undecodable + o.bad_packets, 0);
+	n = rec->bufs[0].nr_packets;
+	CHECK_EQ(rec->bufs[0].packets[n - 1].header.timestamp_end,
+		 rec->bufs[0].packets[n - 1].last_ts);
+	good = rec;
+
+	/* a timestamp_end far in the future, of the oldest closed packet */
+	i = p_scribble(offsetof(struct lrb_packet_header, timestamp_end),
+		       3746994903172607939ULL, false);
+	CHECK(i >= 0 && i + 1 < (int)n);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (rec && i >= 0 && i + 1 < (int)n) {
+		CHECK_EQ(rec->bufs[0].nr_packets, n);
+		CHECK_EQ(p_recovered(rec), p_recovered(good));
+		CHECK_EQ(rec->bufs[0].packets[i].header.timestamp_end,
+			 rec->bufs[0].packets[i + 1].header.timestamp_begin);
+		CHECK_EQ(p_drops(rec, LRB_DROP_ORDER, 0), 0);
+		p_order_init(&o);
+		p_walk(rec, 0, &o, NULL, 0, true);
+		CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
+				 o.undecodable + o.bad_packets, 0);
+	}
+	if (rec)
+		lrb_region_file_release(rec);
+
+	/* an events_discarded far off, of the same packet */
+	i = p_scribble(offsetof(struct lrb_packet_header, events_discarded),
+		       0xfd00000000143e4dULL, false);
+	CHECK(i >= 0 && i + 1 < (int)n);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (rec && i >= 0 && i + 1 < (int)n) {
+		CHECK_EQ(rec->bufs[0].nr_packets, n);
+		CHECK_EQ(rec->bufs[0].packets[i].header.events_discarded,
+			 rec->bufs[0].packets[i + 1].header.events_discarded);
+		CHECK_EQ(rec->bufs[0].packets[n - 1].header.events_discarded,
+			 good->bufs[0].packets[n - 1].header.events_discarded);
+		p_order_init(&o);
+		p_walk(rec, 0, &o, NULL, 0, true);
+		CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
+				 o.undecodable + o.bad_packets, 0);
+	}
+	if (rec)
+		lrb_region_file_release(rec);
+	lrb_region_file_release(good);
 	lrb_region_file_destroy(chan);
 }
 
@@ -804,25 +965,16 @@ static bool p_lossy(void)
 	return lrb_buf_lost(lrb_channel_nth_buf(chan, 0)) > 0;
 }
 
-/*
- * One kill round into @path (or, @lossy, p_lossy()), left there: print
- * what recovery keeps.
- */
-static int p_leave(const char *path, bool lossy)
+/* Recover the file left at p_path: print what recovery keeps. */
+static int p_report(void)
 {
 	struct lrb_recovery *rec;
 	const char *why = NULL;
-	struct p_shared *sh;
 	u64 disc = 0;
 	unsigned int b;
 
-	snprintf(p_path, sizeof(p_path), "%s", path);
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED ||
-	    !(lossy ? p_lossy() : p_run_child(&p_global, sh, 20000)) ||
-	    lrb_region_file_recover(p_path, &p_dec, &rec, &why)) {
-		fprintf(stderr, "persist: no file left at %s\n", path);
+	if (lrb_region_file_recover(p_path, &p_dec, &rec, &why)) {
+		fprintf(stderr, "persist: no file left at %s\n", p_path);
 		return 1;
 	}
 	for (b = 0; b < rec->nr_bufs; b++)
@@ -836,6 +988,38 @@ static int p_leave(const char *path, bool lossy)
 	       (unsigned long long)disc);
 	lrb_region_file_release(rec);
 	return 0;
+}
+
+/*
+ * One kill round into @path (or, @lossy, p_lossy()), left there: print
+ * what recovery keeps.
+ */
+static int p_leave(const char *path, bool lossy)
+{
+	struct p_shared *sh;
+
+	snprintf(p_path, sizeof(p_path), "%s", path);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED ||
+	    !(lossy ? p_lossy() : p_run_child(&p_global, sh, 20000))) {
+		fprintf(stderr, "persist: no file left at %s\n", path);
+		return 1;
+	}
+	return p_report();
+}
+
+/* p_trailing() into @path, left there: print what recovery keeps. */
+static int p_leave_trailing(const char *path)
+{
+	struct lrb_chan *chan;
+
+	snprintf(p_path, sizeof(p_path), "%s", path);
+	if (p_trailing(&chan) < 0) {
+		fprintf(stderr, "persist: no file left at %s\n", path);
+		return 1;
+	}
+	return p_report();
 }
 
 int main(int argc, char **argv)
@@ -855,9 +1039,12 @@ int main(int argc, char **argv)
 		return p_leave(argv[2], false);
 	if (argc == 3 && !strcmp(argv[1], "--leave-lossy"))
 		return p_leave(argv[2], true);
+	if (argc == 3 && !strcmp(argv[1], "--leave-trailing"))
+		return p_leave_trailing(argv[2]);
 	snprintf(p_path, sizeof(p_path), "%s/lrb-persist-%d", dir, getpid());
 	TEST_RUN(test_exact);
 	TEST_RUN(test_bad_regions);
+	TEST_RUN(test_scribbled);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	test_current = "test_kill";
 	test_kill(rounds, &tot);

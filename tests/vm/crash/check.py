@@ -12,9 +12,10 @@ before the crash (tests/vm/crash/driver.py).
 
 A crash export must hold, per CPU and context, a run of the sample's
 sequence numbers with every field as the sample computes it, gaps only
-where babeltrace2 reports discarded events, the last one at most the
-in-flight records and what recovery counted as torn behind the last
-written; the ring's packets kept plus dropped are the ring. A corrupt
+where babeltrace2 reports discarded events, no discarded count going
+back, the last one at most the in-flight records and what recovery
+counted as torn behind the last written; the ring's packets kept plus
+dropped are the ring. A corrupt
 export must be read by babeltrace2, hold what its stats say, and have no
 more damaged records than bytes were overwritten.
 
@@ -113,7 +114,7 @@ def check_run(d, mode):
         return ok
 
     trace = os.path.join(d, "trace")
-    evs, (disc, _), p = read_trace(trace)
+    evs, (disc, back), p = read_trace(trace)
     if not check("babeltrace2 reads the recovered trace", p.returncode == 0,
                  "" if p.returncode == 0 else
                  "exit %d: %s" % (p.returncode, p.stderr.strip()[:300])):
@@ -145,6 +146,8 @@ def check_run(d, mode):
           not bad, "first damaged: %s" % (bad[:1],))
     for cpu in cpus:
         st = stats.get(cpu, {})
+        check("cpu%d: no discarded count goes back from one packet to the next" % cpu,
+              not back.get(cpu), "babeltrace2 printed %s" % back.get(cpu))
         gaps = tail = 0
         for ctx in (0, 1):
             s = seqs.get((cpu, ctx), [])
