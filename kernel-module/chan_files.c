@@ -50,17 +50,6 @@ static void lrb_stats_line(struct seq_file *m, const char *name,
 		   c->pages_spliced, c->lost_overwrite, recycled);
 }
 
-static const char *const lrb_drop_names[LRB_DROP_NR] = {
-	[LRB_DROP_SLOT] = "slot",
-	[LRB_DROP_HEADER] = "header",
-	[LRB_DROP_STALE] = "stale",
-	[LRB_DROP_OPENING] = "opening",
-	[LRB_DROP_COMMIT] = "commit",
-	[LRB_DROP_UNCOMMITTED] = "uncommitted",
-	[LRB_DROP_RECORD] = "record",
-	[LRB_DROP_ORDER] = "order",
-};
-
 /*
  * A previous run's channel: what recovery kept and dropped, per buffer of
  * that run, each drop cause as packets/records/bytes.
@@ -82,7 +71,7 @@ static void lrb_recovery_lines(struct seq_file *m, struct lrb_kchan *kc)
 			   st->lost_nest);
 		for (c = 0; c < LRB_DROP_NR; c++)
 			seq_printf(m, " drop_%s=%llu/%llu/%llu",
-				   lrb_drop_names[c], st->drop_packets[c],
+				   lrb_drop_cause_name(c), st->drop_packets[c],
 				   st->drop_records[c], st->drop_bytes[c]);
 		seq_putc(m, '\n');
 	}

@@ -707,3 +707,30 @@ long lrb_recovery_copy(const struct lrb_recovery *rec, unsigned int b,
 	return pk->size;
 }
 EXPORT_SYMBOL_GPL(lrb_recovery_copy);
+
+static const char *const lrb_drop_names[LRB_DROP_NR] = {
+	[LRB_DROP_SLOT] = "slot",
+	[LRB_DROP_HEADER] = "header",
+	[LRB_DROP_STALE] = "stale",
+	[LRB_DROP_OPENING] = "opening",
+	[LRB_DROP_COMMIT] = "commit",
+	[LRB_DROP_UNCOMMITTED] = "uncommitted",
+	[LRB_DROP_RECORD] = "record",
+	[LRB_DROP_ORDER] = "order",
+};
+
+/**
+ * lrb_drop_cause_name() - the name of a cause of recovery drops
+ * @cause: the cause
+ *
+ * The word stats files and tools print for @cause ("slot", "header", ...).
+ *
+ * Context: any.
+ * Return: the name, or "unknown" for a value out of range.
+ */
+const char *lrb_drop_cause_name(enum lrb_drop_cause cause)
+{
+	return (unsigned int)cause < LRB_DROP_NR ? lrb_drop_names[cause] :
+						   "unknown";
+}
+EXPORT_SYMBOL_GPL(lrb_drop_cause_name);

@@ -150,6 +150,7 @@ int lrb_region_recover(const void *base, unsigned long size,
 long lrb_recovery_copy(const struct lrb_recovery *rec, unsigned int b,
 		       unsigned int i, void *dst, unsigned long len);
 void lrb_recovery_free(struct lrb_recovery *rec);
+const char *lrb_drop_cause_name(enum lrb_drop_cause cause);
 void lrb_region_release(void *base);
 int lrb_recovery_load(const struct lrb_recovery *rec, struct lrb_chan *chan);
 

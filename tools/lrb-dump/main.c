@@ -298,17 +298,6 @@ static long recover_payload_size(const struct lrb_decoder *dec, u32 id,
 				 sizeof(err), &err_off);
 }
 
-static const char *const cause_names[LRB_DROP_NR] = {
-	[LRB_DROP_SLOT] = "slot",
-	[LRB_DROP_HEADER] = "header",
-	[LRB_DROP_STALE] = "stale",
-	[LRB_DROP_OPENING] = "opening",
-	[LRB_DROP_COMMIT] = "commit",
-	[LRB_DROP_UNCOMMITTED] = "uncommitted",
-	[LRB_DROP_RECORD] = "record",
-	[LRB_DROP_ORDER] = "order",
-};
-
 static void write_file(const char *dir, const char *name, const void *data,
 		       size_t len, int flags)
 {
@@ -342,7 +331,7 @@ static void report(const char *file, const struct lrb_recovery *rec)
 			    st->drop_bytes[c])
 				fprintf(stderr,
 					"  buffer %u: dropped (%s): %llu packets, %llu records, %llu bytes\n",
-					b, cause_names[c],
+					b, lrb_drop_cause_name(c),
 					(unsigned long long)st->drop_packets[c],
 					(unsigned long long)st->drop_records[c],
 					(unsigned long long)st->drop_bytes[c]);
