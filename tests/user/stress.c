@@ -6,8 +6,10 @@
  *	       [--alloc percpu|global] [--signals on|off]
  *	       [--clock monotonic|cycles] [--try-discard on|off]
  *
- * Runs every selected variant (layout x alloc, both of each by default) of
- * the mode for an equal share of N seconds. In each run:
+ * Runs every selected variant (clock x layout x alloc, both of each by
+ * default; the clocks only on x86, where lrb_clock_cycles() is not
+ * CLOCK_MONOTONIC) of the mode for an equal share of N seconds. In each
+ * run:
  *
  * - one writer thread per possible CPU, pinned to its CPU; odd threads are
  *   un-pinned every other 10 ms and then also hop to another CPU between
@@ -33,7 +35,11 @@
  * record carries the sequence number of the previous record its
  * (thread, context) committed in the same buffer: the reader follows these
  * chains, which proves that nothing in a buffer was lost, duplicated or
- * reordered except whole packets reported lost in overwrite mode.
+ * reordered except whole packets reported lost in overwrite mode. Each
+ * record also carries the clock value its reservation took: the decoder
+ * must give exactly that timestamp, and in a buffer no record may carry an
+ * earlier one than the record before it (the order lrb_clock_cycles()
+ * must keep, design.rst "Timestamps in buffer order").
  *
  * At the end the writers stop, the channel is flushed and drained, and the
  * counts of the writers, the readers and the library must agree exactly.
@@ -86,6 +92,13 @@
 /* Longest a reader holds a sub-buffer waiting for writers to pass it. */
 #define HOLD_MAX_NS 20000000ULL
 
+/* --clock: 0 monotonic, 1 cycles, -1 both */
+#if defined(__x86_64__) || defined(__i386__)
+#define CLOCK_DEFAULT -1
+#else
+#define CLOCK_DEFAULT 0
+#endif
+
 /* write_one() flags */
 #define F_HOP 1
 #define F_NEST 2
@@ -101,6 +114,7 @@
  * @prev: seq of the previous record of (thread, ctx) in this buffer, or
  *	%SEQ_NONE
  * @pos: buffer position of the record header
+ * @tsc: the record's timestamp, as the reservation read it (ctx.tsc)
  *
  * Followed by the body and a u32 FNV-1a checksum of head and body.
  */
@@ -113,6 +127,7 @@ struct rec_head {
 	u64 seq;
 	u64 prev;
 	u64 pos;
+	u64 tsc;
 };
 
 #define REC_MIN_LEN (sizeof(struct rec_head) + sizeof(u32))
@@ -389,6 +404,7 @@ static __always_inline void write_one(const struct lrb_config *cfg,
 	h.seq = seq;
 	h.prev = st->last_in_buf[h.buf];
 	h.pos = ctx.begin;
+	h.tsc = ctx.tsc;
 	lrb_write(&ctx, &h, sizeof(h));
 
 	if (flags & F_HOP)
@@ -488,7 +504,7 @@ CONFIG(overwrite_large_percpu_cycles, OVERWRITE, PER_CPU, LARGE, lrb_clock_cycle
 CONFIG(overwrite_large_global_cycles, OVERWRITE, GLOBAL, LARGE, lrb_clock_cycles)
 
 #define V(name, c)							\
-	{ #name, &cfg_##name##_##c, write_##name##_##c, big_##name##_##c }
+	{ #name "_" #c, &cfg_##name##_##c, write_##name##_##c, big_##name##_##c }
 
 #define VARIANT_TABLE(c)						\
 	{								\
@@ -763,6 +779,10 @@ static void verify_record(struct reader *r, const struct lrb_subbuf *sb,
 		if (rec->payload[rec->len + i])
 			reader_bad(r, sb, off, "record padding not zero", i,
 				   rec->payload[rec->len + i]);
+	/* a compact header whose clock went back decodes as a wrap */
+	if (rec->timestamp != h.tsc)
+		reader_bad(r, sb, off, "timestamp is not the writer's clock value",
+			   rec->timestamp, h.tsc);
 	if (rec->timestamp > ph->timestamp_end)
 		reader_bad(r, sb, off, "record after packet end",
 			   rec->timestamp, ph->timestamp_end);
@@ -774,10 +794,11 @@ static void verify_record(struct reader *r, const struct lrb_subbuf *sb,
 	}
 
 	r->records++;
-	if (rec->timestamp < r->last_ts)
-		reader_bad(r, sb, off, "timestamp before previous packet's",
-			   rec->timestamp, r->last_ts);
-	r->last_ts = rec->timestamp;
+	/* buffer order, across packets and the gaps of lost ones */
+	if (h.tsc < r->last_ts)
+		reader_bad(r, sb, off, "timestamp before the previous record's in the buffer",
+			   h.tsc, r->last_ts);
+	r->last_ts = h.tsc;
 	k = (u64)h.thread * MAX_CTX + h.ctx;
 	last = r->last_seq[k];
 	if (r->last_epoch[k] == r->epoch) {
@@ -1490,7 +1511,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	int mode = -1, layout = -1, alloc = -1, clock = 0, i, l, a, n;
+	int mode = -1, layout = -1, alloc = -1, clock = CLOCK_DEFAULT, i, c, l, a, n;
 	bool signals = true;
 	double seconds = -1, share;
 	struct sigaction sa;
@@ -1521,11 +1542,12 @@ int main(int argc, char **argv)
 				      !strcmp(arg, "off") ? false : (usage(), 0);
 		else if (!strcmp(opt, "--clock"))
 			clock = !strcmp(arg, "monotonic") ? 0 :
-				!strcmp(arg, "cycles") ? 1 : (usage(), 0);
+				!strcmp(arg, "cycles") ? 1 : -2;
 		else
 			usage();
 	}
-	if (mode < 0 || seconds <= 0 || layout == -2 || alloc == -2)
+	if (mode < 0 || seconds <= 0 || layout == -2 || alloc == -2 ||
+	    clock == -2)
 		usage();
 
 	signal(SIGALRM, watchdog);
@@ -1553,16 +1575,20 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_RESTART | SA_NODEFER;
 	sigaction(SIGUSR2, &sa, NULL);
 
-	n = (layout < 0 ? 2 : 1) * (alloc < 0 ? 2 : 1);
+	n = (clock < 0 ? 2 : 1) * (layout < 0 ? 2 : 1) * (alloc < 0 ? 2 : 1);
 	share = seconds / n;
-	for (l = 0; l < 2; l++) {
-		if (layout >= 0 && l != layout)
+	for (c = 0; c < 2; c++) {
+		if (clock >= 0 && c != clock)
 			continue;
-		for (a = 0; a < 2; a++) {
-			if (alloc >= 0 && a != alloc)
+		for (l = 0; l < 2; l++) {
+			if (layout >= 0 && l != layout)
 				continue;
-			run_variant(&variants[clock][mode][l][a], share,
-				    signals);
+			for (a = 0; a < 2; a++) {
+				if (alloc >= 0 && a != alloc)
+					continue;
+				run_variant(&variants[c][mode][l][a], share,
+					    signals);
+			}
 		}
 	}
 
