@@ -63,7 +63,11 @@ static inline uint64_t lrb_clock_default(void)
 static inline uint64_t lrb_clock_cycles(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	/* lfence: rdtsc must not run before the load of the write position */
+	/*
+	 * lfence: rdtsc must not run before the load of the write position,
+	 * and no locked instruction orders it (design.rst, "Timestamps in
+	 * buffer order")
+	 */
 	__builtin_ia32_lfence();
 	return __builtin_ia32_rdtsc();
 #else
