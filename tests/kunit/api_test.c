@@ -1521,6 +1521,57 @@ static void complete_count(struct kunit *test)
 	lrb_reader_close(buf);
 }
 
+/* The steal_page cases' ring: 4 pages a sub-buffer whatever the page size */
+#define STEAL_PAGES 4UL
+#define STEAL_SIZE (STEAL_PAGES * PAGE_SIZE)
+/* records of 124 bytes that go round the 4 sub-buffers twice */
+#define STEAL_MORE (2 * 4 * STEAL_SIZE / 124)
+
+/*
+ * The steal_page cases' start: a ring of STEAL_SIZE sub-buffers holding
+ * 100 records, flushed, its reader open and @d its checking drain.
+ */
+static void steal_fill(struct kunit *test, struct lrbk_drain *d)
+{
+	struct lrbk_model *m = lrbk_model_new(test, 100 + STEAL_MORE, false);
+	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dcc, STEAL_SIZE, 4);
+	struct lrb_buf *buf = lrbk_my_buf(&cfg_dcc, chan);
+	int i;
+
+	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
+	lrbk_drain_init(d, test, chan, buf, m);
+	lrbk_set_clock(20);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 2, 120), 0);
+	lrb_buf_flush(buf);
+}
+
+/*
+ * The steal_page cases' end, with the page taken from @d's ring replaced:
+ * writers go round the ring twice, and every record written is read,
+ * none lost.
+ */
+static void steal_go_round(struct kunit *test, struct lrbk_drain *d)
+{
+	unsigned long i;
+
+	lrbk_drain_all(d);
+	for (i = 0; i < STEAL_MORE; i++) {
+		lrbk_tick(1);
+		KUNIT_EXPECT_EQ(test,
+				lrbk_write(d->model, &cfg_dcc, d->chan, 3, 120),
+				0);
+		if (i % 50 == 49)
+			lrbk_drain_all(d);
+	}
+	lrb_buf_flush(d->buf);
+	lrbk_drain_all(d);
+	KUNIT_EXPECT_EQ(test, d->records, 100UL + STEAL_MORE);
+	KUNIT_EXPECT_EQ(test, d->model->next, d->model->n);
+	lrbk_check_lost(test, d->buf, 0, 0, 0);
+	lrb_reader_close(d->buf);
+}
+
 /*
  * lrb_subbuf_steal_page(): the page of a consumed, held sub-buffer is the
  * caller's with the bytes it held, a zeroed page takes its place in the
@@ -1530,28 +1581,21 @@ static void complete_count(struct kunit *test)
  */
 static void steal_page(struct kunit *test)
 {
-	/* 4 pages a sub-buffer whatever the page size; 124 bytes a record */
-	const unsigned long pages = 4, size = pages * PAGE_SIZE;
-	const int more = 2 * 4 * size / 124;
-	struct lrbk_model *m = lrbk_model_new(test, 100 + more, false);
-	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dcc, size, 4);
-	struct lrb_buf *buf = lrbk_my_buf(&cfg_dcc, chan);
-	u8 *data, *copy;
+	const unsigned long pages = STEAL_PAGES, size = STEAL_SIZE;
+	struct lrb_chan *chan;
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
+	struct lrb_buf *buf;
+	u8 *data, *copy;
 	long allocs;
 	void *page;
-	int i;
 
 	data = kunit_kzalloc(test, size, GFP_KERNEL);
 	copy = kunit_kzalloc(test, size, GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, data && copy);
-	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
-	lrbk_drain_init(&d, test, chan, buf, m);
-	lrbk_set_clock(20);
-	for (i = 0; i < 100; i++)
-		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 2, 120), 0);
-	lrb_buf_flush(buf);
+	steal_fill(test, &d);
+	chan = d.chan;
+	buf = d.buf;
 
 	/* a snapshot is not the reader's to rob */
 	KUNIT_ASSERT_EQ(test, lrb_get_subbuf(buf, 0, &sb), 0);
@@ -1585,19 +1629,7 @@ static void steal_page(struct kunit *test)
 	free_page((unsigned long)page);
 
 	/* the new page is in the ring: writers go round it twice, all read */
-	lrbk_drain_all(&d);
-	for (i = 0; i < more; i++) {
-		lrbk_tick(1);
-		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 3, 120), 0);
-		if (i % 50 == 49)
-			lrbk_drain_all(&d);
-	}
-	lrb_buf_flush(buf);
-	lrbk_drain_all(&d);
-	KUNIT_EXPECT_EQ(test, d.records, 100UL + more);
-	KUNIT_EXPECT_EQ(test, m->next, m->n);
-	lrbk_check_lost(test, buf, 0, 0, 0);
-	lrb_reader_close(buf);
+	steal_go_round(test, &d);
 }
 
 /*
@@ -1610,31 +1642,22 @@ static void steal_page(struct kunit *test)
  */
 static void steal_page_recycled(struct kunit *test)
 {
-	const unsigned long pages = 4, size = pages * PAGE_SIZE;
-	const int more = 2 * 4 * size / 124;
-	struct lrbk_model *m = lrbk_model_new(test, 100 + more, false);
-	struct lrb_chan *chan = lrbk_chan_new(test, &cfg_dcc, size, 4);
-	struct lrb_buf *buf = lrbk_my_buf(&cfg_dcc, chan);
 	struct lrbk_drain d;
 	struct lrb_subbuf sb;
 	void *stale, *page;
+	struct lrb_buf *buf;
 	long allocs;
-	int i;
 
-	KUNIT_ASSERT_EQ(test, lrb_reader_open(buf), 0);
-	lrbk_drain_init(&d, test, chan, buf, m);
-	lrbk_set_clock(20);
-	for (i = 0; i < 100; i++)
-		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 2, 120), 0);
-	lrb_buf_flush(buf);
-
+	steal_fill(test, &d);
+	buf = d.buf;
 	KUNIT_ASSERT_EQ(test, lrb_get_next_subbuf(buf, &sb), 0);
 	lrbk_check_packet(&d, &sb);
 	stale = lrb_subbuf_steal_page(buf, &sb, 1, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, stale);
 	memset(stale, 0xa5, PAGE_SIZE);
 	allocs = __lrb_port_live_allocs();
-	KUNIT_EXPECT_NULL(test, lrb_subbuf_steal_page(buf, &sb, pages, stale));
+	KUNIT_EXPECT_NULL(test,
+			  lrb_subbuf_steal_page(buf, &sb, STEAL_PAGES, stale));
 	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs(), allocs);
 	/* no allocation: a failure to allocate cannot matter */
 	__lrb_port_fail_alloc_after(0);
@@ -1645,19 +1668,7 @@ static void steal_page_recycled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
 	free_page((unsigned long)page);
 
-	lrbk_drain_all(&d);
-	for (i = 0; i < more; i++) {
-		lrbk_tick(1);
-		KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dcc, chan, 3, 120), 0);
-		if (i % 50 == 49)
-			lrbk_drain_all(&d);
-	}
-	lrb_buf_flush(buf);
-	lrbk_drain_all(&d);
-	KUNIT_EXPECT_EQ(test, d.records, 100UL + more);
-	KUNIT_EXPECT_EQ(test, m->next, m->n);
-	lrbk_check_lost(test, buf, 0, 0, 0);
-	lrb_reader_close(buf);
+	steal_go_round(test, &d);
 }
 
 static bool has(const char *text, const char *what)

@@ -36,6 +36,12 @@ static const struct lrb_metadata_attr region_meta = {
 	.nr_events = ARRAY_SIZE(region_events),
 };
 
+/* What recovery validates the records with: the events' sizes. */
+static const struct lrb_decoder region_dec = {
+	.payload_size = lrb_events_payload_size,
+	.priv = (void *)&region_meta,
+};
+
 static const struct lrb_config persist_cfg = {
 	.mode = LRB_MODE_OVERWRITE,
 	.alloc = LRB_ALLOC_PER_CPU,
@@ -76,43 +82,58 @@ static unsigned long build(u8 *p, u64 seq, u16 len, const char *name)
 
 static void region_payload_size(struct kunit *test)
 {
-	struct lrb_decoder dec = {
-		.payload_size = lrb_events_payload_size,
-		.priv = (void *)&region_meta,
-	};
+	const struct lrb_decoder *dec = &region_dec;
 	u8 *p = kunit_kzalloc(test, 512, GFP_KERNEL);
 	unsigned long n, cut;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	n = build(p, 42, 300, NAME);
 	KUNIT_EXPECT_EQ(test, n, 10UL + 300 + sizeof(NAME));
-	KUNIT_EXPECT_EQ(test, lrb_events_payload_size(&dec, 5, p, 512), (long)n);
-	KUNIT_EXPECT_EQ(test, lrb_events_payload_size(&dec, 5, p, n), (long)n);
+	KUNIT_EXPECT_EQ(test, lrb_events_payload_size(dec, 5, p, 512), (long)n);
+	KUNIT_EXPECT_EQ(test, lrb_events_payload_size(dec, 5, p, n), (long)n);
 	/* every truncation: the sequence or the string's NUL is missing */
 	for (cut = 0; cut < n; cut++)
-		KUNIT_EXPECT_EQ_MSG(test, lrb_events_payload_size(&dec, 5, p, cut),
+		KUNIT_EXPECT_EQ_MSG(test, lrb_events_payload_size(dec, 5, p, cut),
 				    (long)-EBADMSG, "payload cut to %lu bytes",
 				    cut);
-	KUNIT_EXPECT_EQ(test, lrb_events_payload_size(&dec, 6, p, 512),
+	KUNIT_EXPECT_EQ(test, lrb_events_payload_size(dec, 6, p, 512),
 			(long)-EBADMSG);
 	/* a length far past the bytes there */
 	p[8] = 0xff;
 	p[9] = 0xff;
-	KUNIT_EXPECT_EQ(test, lrb_events_payload_size(&dec, 5, p, 512),
+	KUNIT_EXPECT_EQ(test, lrb_events_payload_size(dec, 5, p, 512),
 			(long)-EBADMSG);
 	/* an empty sequence and an empty string */
 	n = build(p, 1, 0, "");
 	KUNIT_EXPECT_EQ(test, n, 11UL);
-	KUNIT_EXPECT_EQ(test, lrb_events_payload_size(&dec, 5, p, 512), 11L);
+	KUNIT_EXPECT_EQ(test, lrb_events_payload_size(dec, 5, p, 512), 11L);
 }
 
-/* A page-aligned region of @size zeroed bytes, freed with the test. */
-static void *region_alloc(struct kunit *test, unsigned long size)
+/*
+ * The attributes of the test's persistent channel in @attr, with a
+ * page-aligned region of zeroed bytes of the size it takes, freed with
+ * the test.
+ */
+static void region_attr(struct kunit *test, struct lrb_chan_attr *attr)
 {
-	u8 *raw = kunit_kzalloc(test, size + PAGE_SIZE, GFP_KERNEL);
+	u64 size;
+	u8 *raw;
 
+	*attr = (struct lrb_chan_attr){
+		.subbuf_size = SB,
+		.num_subbuf = NSB,
+		.nr_cpus = nr_cpu_ids,
+		.stream_id = LRBK_STREAM_ID,
+		.run_id = 77,
+		.metadata = "/* CTF 1.8 */",
+	};
+	size = lrb_region_size(&persist_cfg, attr);
+	KUNIT_ASSERT_GT(test, size, 0ULL);
+	raw = kunit_kzalloc(test, size + PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, raw);
-	return (void *)(((unsigned long)raw + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1));
+	attr->region_size = size;
+	attr->region = (void *)(((unsigned long)raw + PAGE_SIZE - 1) &
+				~(PAGE_SIZE - 1));
 }
 
 /* Records of one loaded packet: payloads intact, seq following @next. */
@@ -152,42 +173,26 @@ static void check_records(struct kunit *test, const struct lrb_decoder *dec,
 
 static void region_load(struct kunit *test)
 {
-	struct lrb_decoder dec = {
-		.payload_size = lrb_events_payload_size,
-		.priv = (void *)&region_meta,
-	};
-	struct lrb_chan_attr attr = {
-		.subbuf_size = SB,
-		.num_subbuf = NSB,
-		.nr_cpus = nr_cpu_ids,
-		.stream_id = LRBK_STREAM_ID,
-		.run_id = 77,
-		.metadata = "/* CTF 1.8 */",
-	};
 	const u64 total = 4000;
 	unsigned long records = 0, packets = 0, kept = 0;
 	struct lrb_buf_counters st;
+	struct lrb_chan_attr attr;
 	struct lrb_recovery *rec;
 	struct lrb_chan *chan, *ld;
 	struct lrb_subbuf sb;
 	struct lrb_buf *buf;
 	const char *why;
 	unsigned int cpu, b, i;
-	u64 seq, next = 0, size;
+	u64 seq, next = 0;
 	u8 *data, *pkt, *want;
-	void *region;
 	long len;
 
 	cpu = lrbk_pin();
-	size = lrb_region_size(&persist_cfg, &attr);
-	KUNIT_ASSERT_GT(test, size, 0ULL);
-	region = region_alloc(test, size);
+	region_attr(test, &attr);
 	data = kunit_kzalloc(test, 256, GFP_KERNEL);
 	pkt = kunit_kzalloc(test, SB, GFP_KERNEL);
 	want = kunit_kzalloc(test, SB, GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, data && pkt && want);
-	attr.region = region;
-	attr.region_size = size;
 	KUNIT_ASSERT_EQ(test, lrb_channel_create(&persist_cfg, &attr, &chan), 0);
 	/* many times the ring: the oldest packets are overwritten */
 	for (seq = 0; seq < total; seq++) {
@@ -202,7 +207,9 @@ static void region_load(struct kunit *test)
 	lrb_channel_flush(chan);
 	lrb_channel_destroy(chan);
 
-	KUNIT_ASSERT_EQ(test, lrb_region_recover(region, size, &dec, &rec, &why),
+	KUNIT_ASSERT_EQ(test,
+			lrb_region_recover(attr.region, attr.region_size,
+					   &region_dec, &rec, &why),
 			0);
 	KUNIT_EXPECT_EQ(test, rec->header.run_id, 77ULL);
 	KUNIT_ASSERT_EQ(test, rec->nr_bufs, attr.nr_cpus);
@@ -255,32 +262,22 @@ static void region_load(struct kunit *test)
 
 static void region_release(struct kunit *test)
 {
-	struct lrb_decoder dec = {
-		.payload_size = lrb_events_payload_size,
-		.priv = (void *)&region_meta,
-	};
-	struct lrb_chan_attr attr = {
-		.subbuf_size = SB,
-		.num_subbuf = NSB,
-		.nr_cpus = nr_cpu_ids,
-		.stream_id = LRBK_STREAM_ID,
-	};
+	const struct lrb_decoder *dec = &region_dec;
 	struct lrb_region_header h;
+	struct lrb_chan_attr attr;
 	struct lrb_recovery *rec;
 	struct lrb_chan *chan;
+	unsigned long size;
 	const char *why;
 	void *region;
-	u64 size;
 
-	size = lrb_region_size(&persist_cfg, &attr);
-	KUNIT_ASSERT_GT(test, size, 0ULL);
-	region = region_alloc(test, size);
-	attr.region = region;
-	attr.region_size = size;
+	region_attr(test, &attr);
+	region = attr.region;
+	size = attr.region_size;
 	KUNIT_ASSERT_EQ(test, lrb_channel_create(&persist_cfg, &attr, &chan), 0);
 	lrb_channel_destroy(chan);
 	KUNIT_EXPECT_NULL(test, lrb_region_check(region, size, &h));
-	KUNIT_ASSERT_EQ(test, lrb_region_recover(region, size, &dec, &rec, &why),
+	KUNIT_ASSERT_EQ(test, lrb_region_recover(region, size, dec, &rec, &why),
 			0);
 	lrb_recovery_free(rec);
 	lrb_region_release(region);
@@ -288,7 +285,7 @@ static void region_release(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test,
 			      why && !strcmp(why, "its previous run was released"),
 			      "lrb_region_check(): %s", why ?: "valid");
-	KUNIT_EXPECT_EQ(test, lrb_region_recover(region, size, &dec, &rec, &why),
+	KUNIT_EXPECT_EQ(test, lrb_region_recover(region, size, dec, &rec, &why),
 			-ENODATA);
 	KUNIT_EXPECT_NULL(test, rec);
 	/* a new channel lays the released region out afresh */

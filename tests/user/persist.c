@@ -503,6 +503,35 @@ static int p_trailing(struct lrb_chan **chanp)
 }
 
 /*
+ * The file recovered again after p_scribble() (which returned @i) hit a
+ * closed packet other than the last of the @n recovered before: they are
+ * all kept, every record in order.
+ * Return: the recovery, for the caller to check further and release, or
+ * NULL.
+ */
+static struct lrb_recovery *p_rescribbled(int i, unsigned int n)
+{
+	struct lrb_recovery *rec;
+	const char *why = NULL;
+	struct p_order o;
+
+	CHECK(i >= 0 && i + 1 < (int)n);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (rec && (i < 0 || i + 1 >= (int)n)) {
+		lrb_region_file_release(rec);
+		rec = NULL;
+	}
+	if (!rec)
+		return NULL;
+	CHECK_EQ(rec->bufs[0].nr_packets, n);
+	p_order_init(&o);
+	p_walk(rec, 0, &o, NULL, 0, true);
+	CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
+			 o.undecodable + o.bad_packets, 0);
+	return rec;
+}
+
+/*
  * A closed packet whose content size says 2 bytes past its last record:
  * they are cut and counted, so a CTF reader reads every packet kept; one
  * whose timestamp_end is garbage ends where the next packet begins,
@@ -546,40 +575,26 @@ static void test_scribbled(void)
 	/* a timestamp_end far in the future, of the oldest closed packet */
 	i = p_scribble(offsetof(struct lrb_packet_header, timestamp_end),
 		       3746994903172607939ULL, false);
-	CHECK(i >= 0 && i + 1 < (int)n);
-	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
-	if (rec && i >= 0 && i + 1 < (int)n) {
-		CHECK_EQ(rec->bufs[0].nr_packets, n);
+	rec = p_rescribbled(i, n);
+	if (rec) {
 		CHECK_EQ(p_recovered(rec), p_recovered(good));
 		CHECK_EQ(rec->bufs[0].packets[i].header.timestamp_end,
 			 rec->bufs[0].packets[i + 1].header.timestamp_begin);
 		CHECK_EQ(p_drops(rec, LRB_DROP_ORDER, 0), 0);
-		p_order_init(&o);
-		p_walk(rec, 0, &o, NULL, 0, true);
-		CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
-				 o.undecodable + o.bad_packets, 0);
-	}
-	if (rec)
 		lrb_region_file_release(rec);
+	}
 
 	/* an events_discarded far off, of the same packet */
 	i = p_scribble(offsetof(struct lrb_packet_header, events_discarded),
 		       0xfd00000000143e4dULL, false);
-	CHECK(i >= 0 && i + 1 < (int)n);
-	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
-	if (rec && i >= 0 && i + 1 < (int)n) {
-		CHECK_EQ(rec->bufs[0].nr_packets, n);
+	rec = p_rescribbled(i, n);
+	if (rec) {
 		CHECK_EQ(rec->bufs[0].packets[i].header.events_discarded,
 			 rec->bufs[0].packets[i + 1].header.events_discarded);
 		CHECK_EQ(rec->bufs[0].packets[n - 1].header.events_discarded,
 			 good->bufs[0].packets[n - 1].header.events_discarded);
-		p_order_init(&o);
-		p_walk(rec, 0, &o, NULL, 0, true);
-		CHECK_EQ(o.gaps_unexplained + o.backwards + o.bad_records +
-				 o.undecodable + o.bad_packets, 0);
-	}
-	if (rec)
 		lrb_region_file_release(rec);
+	}
 	lrb_region_file_release(good);
 	lrb_region_file_destroy(chan);
 }

@@ -36,8 +36,7 @@
 /* The reads cycle over the first 1 MiB of the device. */
 #define SPAN_BLOCKS 256
 
-static unsigned long messages = 20000, reads = 2000;
-static unsigned int pairs = 8, readers = 1;
+static unsigned long messages = 20000, reads = 2000, pairs = 8, readers = 1;
 static const char *disk;
 static pthread_barrier_t ready;
 
@@ -110,18 +109,37 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static unsigned long parse_count(const char *opt, const char *s)
-{
-	char *end;
-	unsigned long v;
+/* The options that give a count: getopt_long()'s value, name, count. */
+static const struct pp_count {
+	int opt;
+	const char *name;
+	unsigned long *count;
+} counts[] = {
+	{ 'p', "--pairs", &pairs },
+	{ 'm', "--messages", &messages },
+	{ 'r', "--readers", &readers },
+	{ 'n', "--reads", &reads },
+};
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || end == s) {
-		fprintf(stderr, "lrb-pingpong: %s %s: give a number\n", opt, s);
-		exit(2);
+/* Sets the count of option @opt from @s. Return: whether @opt has one. */
+static int parse_count(int opt, const char *s)
+{
+	const struct pp_count *k;
+	char *end;
+
+	for (k = counts; k < counts + sizeof(counts) / sizeof(*k); k++) {
+		if (k->opt != opt)
+			continue;
+		errno = 0;
+		*k->count = strtoul(s, &end, 10);
+		if (errno || *end || end == s) {
+			fprintf(stderr, "lrb-pingpong: %s %s: give a number\n",
+				k->name, s);
+			exit(2);
+		}
+		return 1;
 	}
-	return v;
+	return 0;
 }
 
 static void print_usage(FILE *f)
@@ -144,25 +162,15 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	struct pp_pair *pp;
 	pthread_t *th;
-	unsigned int i, nth;
+	unsigned long i, nth;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "p:m:d:r:n:h", opts, NULL)) != -1) {
+		if (parse_count(c, optarg))
+			continue;
 		switch (c) {
-		case 'p':
-			pairs = parse_count("--pairs", optarg);
-			break;
-		case 'm':
-			messages = parse_count("--messages", optarg);
-			break;
 		case 'd':
 			disk = optarg;
-			break;
-		case 'r':
-			readers = parse_count("--readers", optarg);
-			break;
-		case 'n':
-			reads = parse_count("--reads", optarg);
 			break;
 		case 'h':
 			print_usage(stdout);
