@@ -469,9 +469,58 @@ static bool lrb_recover_packet(const struct lrb_rgeo *g, unsigned int b,
 }
 
 /*
+ * Drop, among the packets @tmp[0..@n) in sequence order (an empty entry
+ * is a hole), those whose times do not fit: a packet begins no earlier
+ * than the last record of the packet kept before it. One corrupted time
+ * must not void the good packets around it, so on a conflict between the
+ * last packet kept and the next one, a witness decides which is out of
+ * line: the packet after the next (else the one kept before the last). If
+ * it too begins before the last packet kept ends, while the next one fits
+ * the packet kept before that, the last packet kept is wrong (a
+ * timestamp_begin too large, which moves all its records later) and goes;
+ * otherwise the next one goes.
+ */
+static void lrb_recover_fit(struct lrb_recovery_stats *st,
+			    struct lrb_rec_packet *tmp, unsigned long n)
+{
+	struct lrb_rec_packet *pk, *prev = NULL, *before = NULL, *next;
+	unsigned long i, j;
+	bool bad_prev;
+
+	for (i = 0; i < n; i++) {
+		pk = &tmp[i];
+		if (!pk->content)
+			continue;
+		if (prev && pk->header.timestamp_begin < prev->last_ts) {
+			for (j = i + 1, next = NULL; j < n && !next; j++)
+				if (tmp[j].content)
+					next = &tmp[j];
+			bad_prev = (!before || pk->header.timestamp_begin >=
+						       before->last_ts) &&
+				   (next ? next->header.timestamp_begin <
+						   prev->last_ts :
+					   before != NULL);
+			if (!bad_prev) {
+				lrb_drop(st, LRB_DROP_ORDER, 1, pk->records,
+					 pk->content);
+				pk->content = 0;
+				continue;
+			}
+			lrb_drop(st, LRB_DROP_ORDER, 1, prev->records,
+				 prev->content);
+			prev->content = 0;
+			prev = before;
+			before = NULL;
+		}
+		before = prev;
+		prev = pk;
+	}
+}
+
+/*
  * Put the packets of @rb in sequence order, drop those more than a ring
- * behind the newest or beginning before their predecessor's last record,
- * end each packet no later than the next begins (the newest at its last
+ * behind the newest or whose times do not fit (lrb_recover_fit()), end
+ * each packet no later than the next begins (the newest at its last
  * record: a closed packet's timestamp_end is not otherwise checked), and
  * give each its cumulative discarded count (no more than a later closed
  * packet's): the writers' (bounded by their
@@ -482,7 +531,7 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 			      struct lrb_rec_packet *tmp, u64 writer_lost)
 {
 	struct lrb_recovery_stats *st = &rb->stats;
-	u64 newest = 0, disc = 0, dropped = 0, prev_last = 0, min = ~0ULL, age;
+	u64 newest = 0, disc = 0, dropped = 0, min = ~0ULL, age;
 	struct lrb_rec_packet *pk;
 	unsigned int i, n = 0, last = 0;
 
@@ -501,6 +550,7 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 		}
 		tmp[g->n - 1 - age] = *pk;
 	}
+	lrb_recover_fit(st, tmp, g->n);
 	for (i = 0; i < g->n; i++)
 		if (tmp[i].content)
 			last = i;
@@ -517,17 +567,11 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 		pk = &tmp[i];
 		if (!pk->content)
 			continue;
-		if (n && pk->header.timestamp_begin < prev_last) {
-			lrb_drop(st, LRB_DROP_ORDER, 1, pk->records,
-				 pk->content);
-			continue;
-		}
 		/* a packet ends no later than the next one begins */
 		if (n && rb->packets[n - 1].header.timestamp_end >
 				 pk->header.timestamp_begin)
 			rb->packets[n - 1].header.timestamp_end =
 				pk->header.timestamp_begin;
-		prev_last = pk->last_ts;
 		/*
 		 * An open packet has no count of its own: the newest one
 		 * ends with the writers' last count, an older one (its

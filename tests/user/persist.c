@@ -20,7 +20,8 @@
  * - bad regions: random bytes, a header written halfway, another layout
  *   version, a truncated file are refused with a reason;
  * - scribbled: a packet's content size past its last record, or its
- *   timestamp_end far off, costs those bytes only.
+ *   timestamp_end far off, costs those bytes only; an older open packet's
+ *   timestamp_begin far off costs that packet only.
  *
  * Usage: persist [ROUNDS [TRIALS]] (default 150 kill rounds, 3000 corrupt
  * trials), or persist --leave FILE: one kill round, the file left for
@@ -584,6 +585,84 @@ static void test_scribbled(void)
 	lrb_region_file_destroy(chan);
 }
 
+/*
+ * An older packet left open (its writer stopped mid-record while nested
+ * writers went on), its timestamp_begin then scribbled far into the
+ * future, which moves all its records there: recovery drops that packet
+ * ("order"), not the good packets after it, which begin before its end.
+ */
+static void test_begin(void)
+{
+	struct lrb_chan_attr attr = p_attr();
+	struct lrb_recovery *rec, *good;
+	const struct lrb_rec_packet *pk;
+	const char *why = NULL;
+	struct lrb_chan *chan;
+	struct lrb_ctx ctx;
+	struct p_order o;
+	unsigned int i, n, hole = 0;
+	u64 seq, ts;
+	off_t off;
+	int fd;
+
+	CHECK_EQ(lrb_region_file_create(p_path, &p_global, &attr, &chan), 0);
+	for (seq = 0; seq < 200; seq++)
+		CHECK_EQ(p_write(&p_global, chan, 0, seq), 0);
+	CHECK_EQ(lrb_reserve(&p_global, chan, &ctx, P_ID, sizeof(struct p_rec)),
+		 0);
+	/* a dozen packets after the hole: the ring does not come back to it */
+	for (seq = 0; seq < (P_NUM_SUBBUF - 4) * P_PER_PACKET; seq++)
+		CHECK_EQ(p_write(&p_global, chan, 1, seq), 0);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &good, &why), 0);
+	if (!good)
+		goto out;
+	n = good->bufs[0].nr_packets;
+	for (i = 0; i + 1 < n; i++)
+		if (good->bufs[0].packets[i].open)
+			hole = i + 1;
+	CHECK(hole > 0 && hole + 2 < n);
+	if (!hole || hole + 2 >= n)
+		goto out_good;
+	pk = &good->bufs[0].packets[--hole];
+	CHECK(pk->records > 0);
+	off = (off_t)(pk->offset +
+		      offsetof(struct lrb_packet_header, timestamp_begin));
+	fd = open(p_path, O_RDWR);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		goto out_good;
+	CHECK_EQ(pread(fd, &ts, sizeof(ts), off), (ssize_t)sizeof(ts));
+	ts += 1ULL << 40;
+	CHECK_EQ(pwrite(fd, &ts, sizeof(ts), off), (ssize_t)sizeof(ts));
+	close(fd);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (rec) {
+		CHECK_EQ(rec->bufs[0].nr_packets, n - 1);
+		CHECK_EQ(p_drops(rec, LRB_DROP_ORDER, 0), 1);
+		CHECK_EQ(p_drops(rec, LRB_DROP_ORDER, 1), pk->records);
+		CHECK_EQ(p_recovered(rec) + pk->records, p_recovered(good));
+		for (i = hole + 1; i < n && i - 1 < rec->bufs[0].nr_packets; i++)
+			CHECK_EQ(rec->bufs[0].packets[i - 1].header.packet_seq_num,
+				 good->bufs[0].packets[i].header.packet_seq_num);
+		p_order_init(&o);
+		p_walk(rec, 0, &o, NULL, 0, true);
+		CHECK_EQ(o.max[1], (long long)((P_NUM_SUBBUF - 4) * P_PER_PACKET - 1));
+		CHECK_EQ(o.backwards + o.bad_records + o.undecodable +
+				 o.bad_packets, 0);
+		lrb_region_file_release(rec);
+	}
+out_good:
+	lrb_region_file_release(good);
+out:
+	{
+		struct p_rec r = { .thread = 2, .seq = 0, .sum = p_sum(2, 0) };
+
+		lrb_write(&ctx, &r, sizeof(r));
+		lrb_commit(&p_global, &ctx);
+	}
+	lrb_region_file_destroy(chan);
+}
+
 static volatile int p_go;
 
 struct p_thread {
@@ -1045,6 +1124,7 @@ int main(int argc, char **argv)
 	TEST_RUN(test_exact);
 	TEST_RUN(test_bad_regions);
 	TEST_RUN(test_scribbled);
+	TEST_RUN(test_begin);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	test_current = "test_kill";
 	test_kill(rounds, &tot);
