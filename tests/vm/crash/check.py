@@ -68,6 +68,8 @@ def read_stats(path):
                 for k, v in kv.items():
                     if k.startswith("drop_"):
                         d[k[5:]] = tuple(int(x) for x in v.split("/"))
+                    elif k == "untrusted":
+                        d[k] = v
                     else:
                         d[k] = int(v)
                 per[int(words[1][3:])] = d
@@ -146,6 +148,9 @@ def check_run(d, mode):
           not bad, "first damaged: %s" % (bad[:1],))
     for cpu in cpus:
         st = stats.get(cpu, {})
+        # a crash tears no counter: recovery must find them all consistent
+        check("cpu%d: recovery trusts the region's loss counters (untrusted=%s)" %
+              (cpu, st.get("untrusted")), st.get("untrusted") == "none")
         check("cpu%d: no discarded count goes back from one packet to the next" % cpu,
               not back.get(cpu), "babeltrace2 printed %s" % back.get(cpu))
         gaps = tail = 0
