@@ -54,6 +54,22 @@ static void lrb_stats_line(struct seq_file *m, const char *name,
  * A previous run's channel: what recovery kept and dropped, per buffer of
  * that run, each drop cause as packets/records/bytes.
  */
+/* The loss counters in @mask by name, "full,wrap", or "none". */
+static void lrb_untrusted_list(struct seq_file *m, u32 mask)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	if (!mask)
+		seq_puts(m, "none");
+	for (i = 0; i < LRB_REGION_NR_LOST; i++) {
+		if (!(mask & (1U << i)))
+			continue;
+		seq_printf(m, "%s%s", sep, lrb_region_lost_name(i));
+		sep = ",";
+	}
+}
+
 static void lrb_recovery_lines(struct seq_file *m, struct lrb_kchan *kc)
 {
 	const struct lrb_krecovered *kr = kc->recovered;
@@ -65,10 +81,11 @@ static void lrb_recovery_lines(struct seq_file *m, struct lrb_kchan *kc)
 		   READ_ONCE(kr->released), kr->time_us);
 	for (b = 0; b < kr->nr_bufs; b++) {
 		st = &kr->stats[b];
-		seq_printf(m, "recovery cpu%u packets=%llu records=%llu bytes=%llu lost_full=%llu lost_wrap=%llu lost_big=%llu lost_nest=%llu",
+		seq_printf(m, "recovery cpu%u packets=%llu records=%llu bytes=%llu lost_full=%llu lost_wrap=%llu lost_big=%llu lost_nest=%llu lost_overwrite=%llu untrusted=",
 			   b, st->packets, st->records, st->bytes,
 			   st->lost_full, st->lost_wrap, st->lost_big,
-			   st->lost_nest);
+			   st->lost_nest, st->lost_overwrite);
+		lrb_untrusted_list(m, st->untrusted);
 		for (c = 0; c < LRB_DROP_NR; c++)
 			seq_printf(m, " drop_%s=%llu/%llu/%llu",
 				   lrb_drop_cause_name(c), st->drop_packets[c],

@@ -161,6 +161,9 @@ static int lrb_kregion_recover(struct lrb_kregion *r, struct lrb_kchan *kc,
 	for (b = 0; b < rec->nr_bufs; b++) {
 		const struct lrb_recovery_stats *st = &rec->bufs[b].stats;
 
+		if (st->untrusted)
+			pr_warn("lrb: region %s: cpu%u's loss counters in the previous run's region are corrupt (mask 0x%x, names in %s/stats): its discarded counts use what its packets counted\n",
+				r->name, b, st->untrusted, name);
 		kept += st->records;
 		packets += st->packets;
 		for (c = 0; c < LRB_DROP_NR; c++) {

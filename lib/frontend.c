@@ -16,15 +16,27 @@ static bool lrb_chan_per_cpu(const struct lrb_chan *chan)
 	return __lrb_per_cpu(chan->cfg);
 }
 
-unsigned long lrb_buf_lost(struct lrb_buf *buf)
+/*
+ * lrb_buf_lost(), and in *@overwritten the part of it that counts records
+ * of overwritten packets, from the same reads.
+ */
+static unsigned long lrb_lost_split(struct lrb_buf *buf,
+				    unsigned long *overwritten)
 {
 	bool per_cpu = lrb_chan_per_cpu(buf->chan);
 
+	*overwritten = __lrb_atomic_read(&buf->lost_overwrite);
 	return __lrb_v_read(per_cpu, &buf->lost_full) +
 	       __lrb_v_read(per_cpu, &buf->lost_wrap) +
 	       __lrb_v_read(per_cpu, &buf->lost_big) +
-	       __lrb_v_read(per_cpu, &buf->lost_nest) +
-	       __lrb_atomic_read(&buf->lost_overwrite);
+	       __lrb_v_read(per_cpu, &buf->lost_nest) + *overwritten;
+}
+
+unsigned long lrb_buf_lost(struct lrb_buf *buf)
+{
+	unsigned long overwritten;
+
+	return lrb_lost_split(buf, &overwritten);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_lost);
 
@@ -166,20 +178,34 @@ static void **lrb_writer_pages(struct lrb_buf *buf, unsigned long pos)
 }
 
 /*
+ * The loss count a closing packet carries: @all as lrb_buf_lost(), the
+ * part of it counting records of overwritten packets, and the sub-buffer
+ * of the packet (for the closing count of a persistent channel).
+ */
+struct lrb_lost {
+	unsigned long all;
+	unsigned long overwritten;
+	unsigned long idx;
+};
+
+/*
  * Fill the closing fields of the header of a packet of @content bytes. The
  * closer owns them, the opener owns the others: a nested writer may close
  * a packet before the writer that opened it has written its header.
  */
 static void lrb_end_packet(struct lrb_buf *buf, void **pages,
 			   unsigned long content, u64 tsc,
-			   unsigned long discarded)
+			   const struct lrb_lost *lost)
 {
 	const struct lrb_chan *chan = buf->chan;
 	struct lrb_packet_header *ph = pages[0];
 
 	ph->timestamp_end = tsc;
 	ph->content_size = (u64)content * 8;
-	ph->events_discarded = discarded;
+	ph->events_discarded = lost->all;
+	/* recovery tells the overwritten records from the others with it */
+	if (buf->region_closing)
+		WRITE_ONCE(buf->region_closing[lost->idx], lost->overwritten);
 	if (chan->cfg->cb.packet_end)
 		chan->cfg->cb.packet_end(buf, ph);
 }
@@ -189,14 +215,15 @@ static void lrb_end_packet(struct lrb_buf *buf, void **pages,
  * The last record zeroes and commits its own alignment bytes.
  */
 static void lrb_close_packet(struct lrb_buf *buf, unsigned long old, u64 tsc,
-			     unsigned long discarded)
+			     struct lrb_lost *lost)
 {
 	const struct lrb_chan *chan = buf->chan;
 	unsigned long content = __lrb_subbuf_offset(chan, old);
 	unsigned long pad = chan->subbuf_size - __lrb_align(content);
 	void **pages = lrb_writer_pages(buf, old);
 
-	lrb_end_packet(buf, pages, content, tsc, discarded);
+	lost->idx = __lrb_subbuf_index(chan, old);
+	lrb_end_packet(buf, pages, content, tsc, lost);
 	lrb_pages_fill(pages, __lrb_align(content), NULL, pad);
 	lrb_commit_bytes(buf, old, pad);
 }
@@ -239,6 +266,9 @@ static void lrb_push_reader(struct lrb_buf *buf, unsigned long start)
 		if (old == c) {
 			__lrb_atomic_add(__lrb_pos_dist(c, want) >> chan->subbuf_order,
 					 &buf->lost_packets);
+			if (buf->region_lost)
+				__lrb_v_add_return(lrb_chan_per_cpu(chan), records,
+						   &buf->region_lost[LRB_REGION_LOST_OVERWRITE]);
 			__lrb_atomic_add(records, &buf->lost_overwrite);
 			/* the new read position may hold a delivered packet */
 			if (chan->cfg->wakeup == LRB_WAKEUP_BY_WRITER)
@@ -363,7 +393,7 @@ static int lrb_count_lost(struct lrb_buf *buf, int err)
  * @begin: position of the record
  * @end: position after the record's payload: 2^__LRB_POS_BITS, not wrapped,
  *	for a record that ends exactly where positions wrap
- * @discarded: loss count sampled for the packet closed, if any
+ * @lost: loss count sampled for the packet closed, if any
  * @header_len: record header bytes
  * @close_old: the packet at @old must be closed and padded
  * @open_new: a packet must be opened at @start
@@ -374,7 +404,7 @@ struct lrb_slot_plan {
 	unsigned long start;
 	unsigned long begin;
 	unsigned long end;
-	unsigned long discarded;
+	struct lrb_lost lost;
 	u32 header_len;
 	bool close_old;
 	bool open_new;
@@ -431,7 +461,7 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	 * Sampled before the packet is closed, so that packets closed later,
 	 * by writers nesting in this one, never show less.
 	 */
-	p->discarded = lrb_buf_lost(buf);
+	p->lost.all = lrb_lost_split(buf, &p->lost.overwritten);
 	return 0;
 }
 
@@ -466,7 +496,7 @@ int __lrb_reserve_slow(struct lrb_ctx *ctx)
 	}
 
 	if (p.close_old)
-		lrb_close_packet(buf, p.old, ctx->tsc, p.discarded);
+		lrb_close_packet(buf, p.old, ctx->tsc, &p.lost);
 	if (p.open_new)
 		lrb_open_packet(buf, p.start, ctx->tsc);
 	/* a discard must not reopen a packet this reservation closed */
@@ -474,10 +504,12 @@ int __lrb_reserve_slow(struct lrb_ctx *ctx)
 	ctx->begin = p.begin;
 	ctx->end = p.end;
 	/* a record ending on the boundary closes its packet: no padding */
-	if (!__lrb_subbuf_offset(chan, __lrb_align(p.end)))
+	if (!__lrb_subbuf_offset(chan, __lrb_align(p.end))) {
+		p.lost.idx = __lrb_subbuf_index(chan, p.begin);
 		lrb_end_packet(buf, lrb_writer_pages(buf, p.begin),
 			       p.end - (p.begin & ~(chan->subbuf_size - 1)),
-			       ctx->tsc, p.discarded);
+			       ctx->tsc, &p.lost);
+	}
 	__lrb_open_record(chan->cfg, ctx, p.header_len, chan->subbuf_order,
 			  chan->num_subbuf_order);
 	return 0;
@@ -501,7 +533,8 @@ static void lrb_switch_packet(void *arg)
 	struct lrb_buf *buf = arg;
 	const struct lrb_chan *chan = buf->chan;
 	bool per_cpu = lrb_chan_per_cpu(chan);
-	unsigned long offset, old, end, discarded;
+	unsigned long offset, old, end;
+	struct lrb_lost lost;
 	u64 tsc;
 
 	do {
@@ -518,10 +551,10 @@ static void lrb_switch_packet(void *arg)
 			return;
 		tsc = lrb_after_last_record(buf, chan->cfg->cb.clock_read());
 		end = __lrb_pos_add(old | (chan->subbuf_size - 1), 1);
-		discarded = lrb_buf_lost(buf);
+		lost.all = lrb_lost_split(buf, &lost.overwritten);
 	} while (__lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
 			       end | (offset & __LRB_OFFSET_GEN_MASK)) != offset);
-	lrb_close_packet(buf, old, tsc, discarded);
+	lrb_close_packet(buf, old, tsc, &lost);
 }
 
 struct lrb_final {
@@ -548,6 +581,7 @@ static void lrb_close_final(void *arg)
 	unsigned long start = __lrb_align(old) & __LRB_POS_MASK;
 	u64 tsc = lrb_after_last_record(buf, f->tsc);
 	struct lrb_packet_header *ph;
+	struct lrb_lost lost;
 
 	if (__lrb_subbuf_offset(chan, start)) {
 		/*
@@ -567,7 +601,8 @@ static void lrb_close_final(void *arg)
 	}
 	__lrb_v_set(per_cpu, &buf->offset,
 		    __lrb_pos_add(old | (chan->subbuf_size - 1), 1) | gen);
-	lrb_close_packet(buf, old, tsc, lrb_buf_lost(buf));
+	lost.all = lrb_lost_split(buf, &lost.overwritten);
+	lrb_close_packet(buf, old, tsc, &lost);
 }
 
 void lrb_buf_flush_final(struct lrb_buf *buf, u64 tsc)

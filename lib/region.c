@@ -67,7 +67,8 @@ static bool lrb_pow2(u64 x)
  */
 static u64 lrb_region_place(struct lrb_region_header *h)
 {
-	u64 words = LRB_REGION_DESC_ARRAYS + 3ULL * h->num_subbuf;
+	u64 words = LRB_REGION_DESC_ARRAYS +
+		    (u64)LRB_REGION_NR_DESC_ARRAYS * h->num_subbuf;
 
 	h->header_size = sizeof(*h);
 	h->word_size = sizeof(unsigned long);
@@ -197,8 +198,9 @@ int lrb_region_format(struct lrb_chan *chan, const struct lrb_chan_attr *attr)
  * lrb_region_buf_attach() - point a buffer at its state in the region
  * @buf: a buffer of a channel in a region, its pages array allocated
  *
- * Its commit counts, slot table, commit marks and loss counters are the
- * words of its descriptor, its pages the slots of the region.
+ * Its commit counts, slot table, commit marks, closing counts and loss
+ * counters are the words of its descriptor, its pages the slots of the
+ * region.
  */
 void lrb_region_buf_attach(struct lrb_buf *buf)
 {
@@ -217,6 +219,8 @@ void lrb_region_buf_attach(struct lrb_buf *buf)
 					 chan->num_subbuf);
 	buf->mark = (union __lrb_v *)(desc + LRB_REGION_DESC_ARRAYS +
 				      2 * chan->num_subbuf);
+	buf->region_closing = desc + LRB_REGION_DESC_ARRAYS +
+			      3 * chan->num_subbuf;
 	for (i = 0; i < nr_pages; i++)
 		buf->pages[i] = data + i * PAGE_SIZE;
 }
@@ -459,6 +463,9 @@ static bool lrb_recover_packet(const struct lrb_rgeo *g, unsigned int b,
 		lrb_drop(st, LRB_DROP_ORDER, 1, pk->records, content);
 		return false;
 	}
+	/* the overwrite part of its count, from the writer's same sample */
+	pk->overwritten = pk->open ? 0 :
+			  lrb_rword(desc, LRB_REGION_DESC_ARRAYS + 3 * g->n + idx);
 	pk->content = content;
 	pk->size = lrb_round_up(content, PAGE_SIZE);
 	if (pk->size > sb)
@@ -469,20 +476,156 @@ static bool lrb_recover_packet(const struct lrb_rgeo *g, unsigned int b,
 }
 
 /*
+ * Drop, among the packets @tmp[0..@n) in sequence order (an empty entry
+ * is a hole), those whose times do not fit: a packet begins no earlier
+ * than the last record of the packet kept before it. One corrupted time
+ * must not void the good packets around it, so on a conflict between the
+ * last packet kept and the next one, a witness decides which is out of
+ * line: the packet after the next (else the one kept before the last). If
+ * it too begins before the last packet kept ends, while the next one fits
+ * the packet kept before that, the last packet kept is wrong (a
+ * timestamp_begin too large, which moves all its records later) and goes;
+ * otherwise the next one goes.
+ */
+static void lrb_recover_fit(struct lrb_recovery_stats *st,
+			    struct lrb_rec_packet *tmp, unsigned long n)
+{
+	struct lrb_rec_packet *pk, *prev = NULL, *before = NULL, *next;
+	unsigned long i, j;
+	bool bad_prev;
+
+	for (i = 0; i < n; i++) {
+		pk = &tmp[i];
+		if (!pk->content)
+			continue;
+		if (prev && pk->header.timestamp_begin < prev->last_ts) {
+			for (j = i + 1, next = NULL; j < n && !next; j++)
+				if (tmp[j].content)
+					next = &tmp[j];
+			bad_prev = (!before || pk->header.timestamp_begin >=
+						       before->last_ts) &&
+				   (next ? next->header.timestamp_begin <
+						   prev->last_ts :
+					   !!before);
+			if (!bad_prev) {
+				lrb_drop(st, LRB_DROP_ORDER, 1, pk->records,
+					 pk->content);
+				pk->content = 0;
+				continue;
+			}
+			lrb_drop(st, LRB_DROP_ORDER, 1, prev->records,
+				 prev->content);
+			prev->content = 0;
+			prev = before;
+			before = NULL;
+		}
+		before = prev;
+		prev = pk;
+	}
+}
+
+/*
+ * Split the counts of the closed packets among @tmp[0..@n), in sequence
+ * order, into records of overwritten packets (pk->overwritten) and the
+ * others: both only grow, so a part above a later closed packet's is
+ * corrupt and taken as that one's (a count above the whole, as the whole).
+ * Return: the largest split, in *@ow and *@other.
+ */
+static void lrb_recover_split(struct lrb_rec_packet *tmp, unsigned long n,
+			      u64 *ow, u64 *other)
+{
+	u64 min_ow = ~0ULL, min_other = ~0ULL, d;
+	struct lrb_rec_packet *pk;
+	unsigned long i;
+	bool newest = true;
+
+	*ow = 0;
+	*other = 0;
+	for (i = n; i-- > 0;) {
+		pk = &tmp[i];
+		if (!pk->content || pk->open)
+			continue;
+		d = pk->header.events_discarded;
+		if (pk->overwritten > d)
+			pk->overwritten = d;
+		if (pk->overwritten > min_ow)
+			pk->overwritten = min_ow;
+		d -= pk->overwritten;
+		if (d > min_other)
+			d = min_other;
+		pk->header.events_discarded = pk->overwritten + d;
+		if (newest) {
+			*ow = pk->overwritten;
+			*other = d;
+			newest = false;
+		}
+		min_ow = pk->overwritten;
+		min_other = d;
+	}
+}
+
+#define LRB_LOST_BIT(i) (1U << LRB_REGION_LOST_##i)
+
+/*
+ * The writers' final loss counts, as the descriptor @desc holds them,
+ * checked against what the packets kept prove: an overwrite region
+ * refuses no record for a full ring; each count is at least what the
+ * newest closed packet counted (@ow records of overwritten packets,
+ * @other the rest: the region's counters are incremented first); and no
+ * more records were overwritten than the packets before the newest one
+ * kept (@newest) could hold. A counter that fails is reported untrusted,
+ * and the packets' count used instead. Return: the final counts, in *@ow
+ * and *@other.
+ */
+static void lrb_recover_lost(const struct lrb_rgeo *g, const u8 *desc,
+			     struct lrb_recovery_stats *st, u64 newest,
+			     u64 *ow, u64 *other)
+{
+	const u32 others = LRB_LOST_BIT(WRAP) | LRB_LOST_BIT(BIG) |
+			   LRB_LOST_BIT(NEST);
+	u64 max_rec = (g->h->subbuf_size - LRB_PACKET_HEADER_SIZE) /
+		      LRB_RECORD_ALIGN;
+	u64 sum;
+
+	st->lost_full = lrb_rword(desc, LRB_REGION_LOST_FULL);
+	st->lost_wrap = lrb_rword(desc, LRB_REGION_LOST_WRAP);
+	st->lost_big = lrb_rword(desc, LRB_REGION_LOST_BIG);
+	st->lost_nest = lrb_rword(desc, LRB_REGION_LOST_NEST);
+	st->lost_overwrite = lrb_rword(desc, LRB_REGION_LOST_OVERWRITE);
+	st->untrusted = 0;
+	if (st->lost_full)
+		st->untrusted |= LRB_LOST_BIT(FULL);
+	sum = st->lost_wrap + st->lost_big;
+	if (sum < st->lost_wrap || sum + st->lost_nest < sum ||
+	    sum + st->lost_nest < *other)
+		st->untrusted |= others;
+	else
+		*other = sum + st->lost_nest;
+	/* a count of that many would have wrapped a 64-bit product */
+	if (st->lost_overwrite < *ow || newest >= ~0ULL / max_rec ||
+	    st->lost_overwrite > (newest + 1) * max_rec)
+		st->untrusted |= LRB_LOST_BIT(OVERWRITE);
+	else
+		*ow = st->lost_overwrite;
+}
+
+/*
  * Put the packets of @rb in sequence order, drop those more than a ring
- * behind the newest or beginning before their predecessor's last record,
- * end each packet no later than the next begins (the newest at its last
+ * behind the newest or whose times do not fit (lrb_recover_fit()), end
+ * each packet no later than the next begins (the newest at its last
  * record: a closed packet's timestamp_end is not otherwise checked), and
- * give each its cumulative discarded count (no more than a later closed
- * packet's): the writers' (bounded by their
- * final count @writer_lost, which an open packet carries) plus the records
- * recovery dropped up to its end.
+ * give each its cumulative discarded count (lrb_recover_split(),
+ * lrb_recover_lost()): every record of an overwritten packet is older
+ * than the oldest packet kept, so all of them (the final count) come
+ * before it; the writers' other losses where the packets' counts put
+ * them, up to the final count, which the newest packet carries if open;
+ * plus the records recovery dropped up to its end.
  */
 static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
-			      struct lrb_rec_packet *tmp, u64 writer_lost)
+			      struct lrb_rec_packet *tmp, const u8 *desc)
 {
 	struct lrb_recovery_stats *st = &rb->stats;
-	u64 newest = 0, disc = 0, dropped = 0, prev_last = 0, min = ~0ULL, age;
+	u64 newest = 0, disc = 0, dropped = 0, age, ow, other, cand;
 	struct lrb_rec_packet *pk;
 	unsigned int i, n = 0, last = 0;
 
@@ -501,46 +644,36 @@ static void lrb_recover_order(const struct lrb_rgeo *g, struct lrb_rec_buf *rb,
 		}
 		tmp[g->n - 1 - age] = *pk;
 	}
+	lrb_recover_fit(st, tmp, g->n);
 	for (i = 0; i < g->n; i++)
 		if (tmp[i].content)
 			last = i;
-	/* counts only grow: one above a later closed packet's is corrupt */
-	for (i = g->n; i-- > 0;) {
-		pk = &tmp[i];
-		if (!pk->content || pk->open)
-			continue;
-		if (pk->header.events_discarded > min)
-			pk->header.events_discarded = min;
-		min = pk->header.events_discarded;
-	}
+	lrb_recover_split(tmp, g->n, &ow, &other);
+	lrb_recover_lost(g, desc, st, newest, &ow, &other);
 	for (i = 0; i < g->n; i++) {
 		pk = &tmp[i];
 		if (!pk->content)
 			continue;
-		if (n && pk->header.timestamp_begin < prev_last) {
-			lrb_drop(st, LRB_DROP_ORDER, 1, pk->records,
-				 pk->content);
-			continue;
-		}
 		/* a packet ends no later than the next one begins */
 		if (n && rb->packets[n - 1].header.timestamp_end >
 				 pk->header.timestamp_begin)
 			rb->packets[n - 1].header.timestamp_end =
 				pk->header.timestamp_begin;
-		prev_last = pk->last_ts;
 		/*
 		 * An open packet has no count of its own: the newest one
-		 * ends with the writers' last count, an older one (its
+		 * ends with the writers' final count, an older one (its
 		 * writer stopped, others went on) with its successor's,
 		 * set below: the records lost while it could not open are
 		 * counted by no packet before.
 		 */
-		if (pk->open) {
-			if (i == last && writer_lost > disc)
-				disc = writer_lost;
-		} else if (pk->header.events_discarded > disc) {
-			disc = pk->header.events_discarded;
-		}
+		cand = 0;
+		if (!pk->open)
+			cand = ow + pk->header.events_discarded -
+			       pk->overwritten;
+		else if (i == last)
+			cand = ow + other;
+		if (cand > disc)
+			disc = cand;
 		dropped += pk->dropped_records;
 		pk->header.events_discarded = disc + dropped;
 		st->packets++;
@@ -567,15 +700,7 @@ static int lrb_recover_buf(const struct lrb_rgeo *g, unsigned int b,
 	const struct lrb_region_header *h = g->h;
 	const u8 *desc = g->base + h->desc_offset + b * h->desc_size;
 	unsigned long idx;
-	u64 lost = 0;
-	int i;
 
-	for (i = 0; i < LRB_REGION_NR_LOST; i++)
-		lost += lrb_rword(desc, i);
-	rb->stats.lost_full = lrb_rword(desc, LRB_REGION_LOST_FULL);
-	rb->stats.lost_wrap = lrb_rword(desc, LRB_REGION_LOST_WRAP);
-	rb->stats.lost_big = lrb_rword(desc, LRB_REGION_LOST_BIG);
-	rb->stats.lost_nest = lrb_rword(desc, LRB_REGION_LOST_NEST);
 	rb->packets = __lrb_port_zalloc(g->n * sizeof(*rb->packets), -1);
 	if (!rb->packets)
 		return -ENOMEM;
@@ -584,7 +709,7 @@ static int lrb_recover_buf(const struct lrb_rgeo *g, unsigned int b,
 		if (lrb_recover_packet(g, b, idx, desc, used, dec, rb,
 				       &rb->packets[rb->nr_packets]))
 			rb->nr_packets++;
-	lrb_recover_order(g, rb, tmp, lost);
+	lrb_recover_order(g, rb, tmp, desc);
 	return 0;
 }
 
@@ -734,3 +859,27 @@ const char *lrb_drop_cause_name(enum lrb_drop_cause cause)
 						   "unknown";
 }
 EXPORT_SYMBOL_GPL(lrb_drop_cause_name);
+
+static const char *const lrb_lost_names[LRB_REGION_NR_LOST] = {
+	[LRB_REGION_LOST_FULL] = "full",
+	[LRB_REGION_LOST_WRAP] = "wrap",
+	[LRB_REGION_LOST_BIG] = "big",
+	[LRB_REGION_LOST_NEST] = "nest",
+	[LRB_REGION_LOST_OVERWRITE] = "overwrite",
+};
+
+/**
+ * lrb_region_lost_name() - the name of a loss counter of a region
+ * @i: its index, %LRB_REGION_LOST_FULL to %LRB_REGION_LOST_OVERWRITE (a bit
+ *	of lrb_recovery_stats.untrusted)
+ *
+ * The word stats files and tools print for it ("full", "wrap", ...).
+ *
+ * Context: any.
+ * Return: the name, or "unknown" for a value out of range.
+ */
+const char *lrb_region_lost_name(unsigned int i)
+{
+	return i < LRB_REGION_NR_LOST ? lrb_lost_names[i] : "unknown";
+}
+EXPORT_SYMBOL_GPL(lrb_region_lost_name);

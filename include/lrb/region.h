@@ -59,6 +59,12 @@ enum lrb_drop_cause {
  * @lost_wrap: see @lost_full
  * @lost_big: see @lost_full
  * @lost_nest: see @lost_full
+ * @lost_overwrite: see @lost_full: records of packets overwritten
+ * @untrusted: the counters above that recovery found corrupt, a bit
+ *	(1 << LRB_REGION_LOST_*) each: a full-ring loss in an overwrite
+ *	region, a count below what the packets kept counted, or more
+ *	records overwritten than the packets before the newest could hold.
+ *	The packets' discarded counts then use what the packets prove.
  * @drop_packets: per cause, whole packets dropped
  * @drop_records: per cause, records known to be dropped (a hole in an
  *	open packet hides how many records follow it: only bytes count)
@@ -72,6 +78,8 @@ struct lrb_recovery_stats {
 	uint64_t lost_wrap;
 	uint64_t lost_big;
 	uint64_t lost_nest;
+	uint64_t lost_overwrite;
+	uint32_t untrusted;
 	uint64_t drop_packets[LRB_DROP_NR];
 	uint64_t drop_records[LRB_DROP_NR];
 	uint64_t drop_bytes[LRB_DROP_NR];
@@ -82,14 +90,19 @@ struct lrb_recovery_stats {
  * @header: its header as handed out: content and packet size as kept,
  *	timestamp_end from its last record's to the next packet's
  *	timestamp_begin (the newest: its last record's), events_discarded
- *	the writers' count (at most a later closed packet's) plus the
- *	records recovery dropped up to its end
+ *	the writers' records of overwritten packets (all of them: they are
+ *	older than any packet kept) and their other losses up to its close
+ *	(at most a later closed packet's), plus the records recovery
+ *	dropped up to its end
  * @offset: where its slot starts in the region
  * @content: bytes kept (header and records)
  * @size: bytes handed out: @content rounded up to a page
  * @records: records in it
  * @dropped_records: records recovery dropped in it
  * @last_ts: its last record's timestamp (timestamp_begin if none)
+ * @overwritten: closed: the part of the writers' count it carried that
+ *	counts records of overwritten packets (the descriptor's closing
+ *	count), at most a later closed packet's
  * @open: it was being written at the crash
  * @cut: bytes after @content were dropped
  */
@@ -101,6 +114,7 @@ struct lrb_rec_packet {
 	uint64_t records;
 	uint64_t dropped_records;
 	uint64_t last_ts;
+	uint64_t overwritten;
 	bool open;
 	bool cut;
 };
@@ -151,6 +165,7 @@ long lrb_recovery_copy(const struct lrb_recovery *rec, unsigned int b,
 		       unsigned int i, void *dst, unsigned long len);
 void lrb_recovery_free(struct lrb_recovery *rec);
 const char *lrb_drop_cause_name(enum lrb_drop_cause cause);
+const char *lrb_region_lost_name(unsigned int i);
 void lrb_region_release(void *base);
 int lrb_recovery_load(const struct lrb_recovery *rec, struct lrb_chan *chan);
 

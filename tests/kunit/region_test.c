@@ -219,6 +219,8 @@ static void region_load(struct kunit *test)
 		for (i = 0; i < LRB_DROP_NR; i++)
 			KUNIT_EXPECT_EQ_MSG(test, rs->drop_bytes[i], 0ULL,
 					    "buffer %u, drop cause %u", b, i);
+		/* the loss counters agree with the packets' counts */
+		KUNIT_EXPECT_EQ_MSG(test, rs->untrusted, 0U, "buffer %u", b);
 		if (b != cpu)
 			KUNIT_EXPECT_EQ(test, rec->bufs[b].nr_packets, 0U);
 	}

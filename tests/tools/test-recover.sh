@@ -4,7 +4,10 @@
 # process is SIGKILLed (tests/user/persist --leave) becomes a trace that
 # babeltrace2 and lrb-dump read: every record recovery kept, the discarded
 # events its packets count (a last round writes a file with losses between
-# its packets: persist --leave-lossy), a packet whose content size says 2
+# its packets: persist --leave-lossy; babeltrace2 must report exactly the
+# records the writers lost between them, none of the overwritten ones,
+# which are older than the first packet; --leave-untrusted: the same with
+# the region's overwrite loss counter corrupted), a packet whose content size says 2
 # bytes past its last record (persist --leave-trailing: cut, and counted),
 # and refusals with a reason for a file holding no region, random bytes,
 # or a directory holding a trace already.
@@ -28,18 +31,22 @@ trap 'rm -rf "$tmp"' EXIT
 CHECK_NAME=test-recover
 . tests/common/check.sh
 
-for r in $(seq "$rounds") lossy trailing; do
+for r in $(seq "$rounds") lossy untrusted trailing; do
 	file=$tmp/region.$r
 	trace=$tmp/trace.$r
 	leave=--leave
 	[ "$r" = lossy ] && leave=--leave-lossy
+	[ "$r" = untrusted ] && leave=--leave-untrusted
 	[ "$r" = trailing ] && leave=--leave-trailing
-	# "records R packets P discarded D", as lib/region.c recovered them
+	# "records R packets P discarded D expect E", as lib/region.c
+	# recovered them (E: as the writers counted them, where known)
 	if ! line=$(build/rel/tests/persist $leave "$file"); then
 		check "round $r: a killed writer left a file" false
 		continue
 	fi
-	read -r _ records _ packets _ discarded <<<"$line"
+	read -r _ records _ packets _ discarded _ expect <<<"$line"
+	check "round $r: recovery counts the $expect records the writers lost between packets (got $discarded)" \
+		test "$discarded" = "$expect"
 	check "round $r: lrb-dump --recover" \
 		"$dump" --recover "$file" "$trace" 2>"$tmp/recover.err"
 	babeltrace2 "$trace" >"$tmp/bt.out" 2>"$tmp/bt.err"
@@ -56,7 +63,9 @@ for r in $(seq "$rounds") lossy trailing; do
 	ev=$(sed -n 's/.* stream files, \([0-9]*\) events.*/\1/p' "$tmp/dump.err")
 	check "round $r: lrb-dump reads $records records (got $ev)" \
 		test "$ev" = "$records"
-	[ "$r" = lossy ] && check "round $r: losses between packets" test "$discarded" -gt 0
+	[ "$r" != lossy ] || check "round $r: losses between packets" test "$discarded" -gt 0
+	[ "$r" != untrusted ] || check "round $r: the corrupt counter is named" \
+		grep -q 'loss counter overwrite untrusted' "$tmp/recover.err"
 	[ "$r" = trailing ] && check "round $r: the 2 bytes cut are counted" \
 		grep -q 'dropped (header): 0 packets, 0 records, 2 bytes' "$tmp/recover.err"
 	echo "round $r: $records records in $packets packets recovered, $discarded discarded between them"

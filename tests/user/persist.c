@@ -20,12 +20,18 @@
  * - bad regions: random bytes, a header written halfway, another layout
  *   version, a truncated file are refused with a reason;
  * - scribbled: a packet's content size past its last record, or its
- *   timestamp_end far off, costs those bytes only.
+ *   timestamp_end far off, costs those bytes only; an older open packet's
+ *   timestamp_begin far off costs that packet only;
+ * - discarded: the packets' discarded counts exact (every record of an
+ *   overwritten packet before the first packet kept, other losses where
+ *   they happened), and loss counters corrupted in the descriptor reported
+ *   untrusted.
  *
  * Usage: persist [ROUNDS [TRIALS]] (default 150 kill rounds, 3000 corrupt
  * trials), or persist --leave FILE: one kill round, the file left for
  * tests/tools/test-recover.sh, its records recovered printed
  * (--leave-lossy: a file with losses between its packets, see p_lossy();
+ * --leave-untrusted: the same, its overwrite loss counter corrupted;
  * --leave-trailing: a packet's content size 2 bytes too long, see
  * p_trailing()).
  */
@@ -599,6 +605,226 @@ static void test_scribbled(void)
 	lrb_region_file_destroy(chan);
 }
 
+/*
+ * An older packet left open (its writer stopped mid-record while nested
+ * writers went on), its timestamp_begin then scribbled far into the
+ * future, which moves all its records there: recovery drops that packet
+ * ("order"), not the good packets after it, which begin before its end.
+ */
+static void test_begin(void)
+{
+	struct lrb_chan_attr attr = p_attr();
+	struct lrb_recovery *rec, *good;
+	const struct lrb_rec_packet *pk;
+	const char *why = NULL;
+	struct lrb_chan *chan;
+	struct lrb_ctx ctx;
+	struct p_order o;
+	unsigned int i, n, hole = 0;
+	u64 seq, ts;
+	off_t off;
+	int fd;
+
+	CHECK_EQ(lrb_region_file_create(p_path, &p_global, &attr, &chan), 0);
+	for (seq = 0; seq < 200; seq++)
+		CHECK_EQ(p_write(&p_global, chan, 0, seq), 0);
+	CHECK_EQ(lrb_reserve(&p_global, chan, &ctx, P_ID, sizeof(struct p_rec)),
+		 0);
+	/* a dozen packets after the hole: the ring does not come back to it */
+	for (seq = 0; seq < (P_NUM_SUBBUF - 4) * P_PER_PACKET; seq++)
+		CHECK_EQ(p_write(&p_global, chan, 1, seq), 0);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &good, &why), 0);
+	if (!good)
+		goto out;
+	n = good->bufs[0].nr_packets;
+	for (i = 0; i + 1 < n; i++)
+		if (good->bufs[0].packets[i].open)
+			hole = i + 1;
+	CHECK(hole > 0 && hole + 2 < n);
+	if (!hole || hole + 2 >= n)
+		goto out_good;
+	pk = &good->bufs[0].packets[--hole];
+	CHECK(pk->records > 0);
+	off = (off_t)(pk->offset +
+		      offsetof(struct lrb_packet_header, timestamp_begin));
+	fd = open(p_path, O_RDWR);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		goto out_good;
+	CHECK_EQ(pread(fd, &ts, sizeof(ts), off), (ssize_t)sizeof(ts));
+	ts += 1ULL << 40;
+	CHECK_EQ(pwrite(fd, &ts, sizeof(ts), off), (ssize_t)sizeof(ts));
+	close(fd);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (rec) {
+		CHECK_EQ(rec->bufs[0].nr_packets, n - 1);
+		CHECK_EQ(p_drops(rec, LRB_DROP_ORDER, 0), 1);
+		CHECK_EQ(p_drops(rec, LRB_DROP_ORDER, 1), pk->records);
+		CHECK_EQ(p_recovered(rec) + pk->records, p_recovered(good));
+		for (i = hole + 1; i < n && i - 1 < rec->bufs[0].nr_packets; i++)
+			CHECK_EQ(rec->bufs[0].packets[i - 1].header.packet_seq_num,
+				 good->bufs[0].packets[i].header.packet_seq_num);
+		p_order_init(&o);
+		p_walk(rec, 0, &o, NULL, 0, true);
+		CHECK_EQ(o.max[1], (long long)((P_NUM_SUBBUF - 4) * P_PER_PACKET - 1));
+		CHECK_EQ(o.backwards + o.bad_records + o.undecodable +
+				 o.bad_packets, 0);
+		lrb_region_file_release(rec);
+	}
+out_good:
+	lrb_region_file_release(good);
+out:
+	{
+		struct p_rec r = { .thread = 2, .seq = 0, .sum = p_sum(2, 0) };
+
+		lrb_write(&ctx, &r, sizeof(r));
+		lrb_commit(&p_global, &ctx);
+	}
+	lrb_region_file_destroy(chan);
+}
+
+/* Overwrite descriptor word @word of buffer 0 of the file with @value. */
+static void p_desc_poke(const struct lrb_recovery *rec, unsigned int word,
+			unsigned long value)
+{
+	off_t off = (off_t)(rec->header.desc_offset + word * sizeof(value));
+	int fd = open(p_path, O_WRONLY);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_EQ(pwrite(fd, &value, sizeof(value), off), (ssize_t)sizeof(value));
+	close(fd);
+}
+
+/*
+ * The discarded counts of the packets of buffer 0 of @rec: every record
+ * of an overwritten packet (@overwritten) before the first, then exactly
+ * @step more from packet @at on. Return: @at found and every count right.
+ */
+static bool p_disc_ok(const struct lrb_recovery *rec, u64 overwritten,
+		      unsigned int at, u64 step)
+{
+	const struct lrb_rec_buf *rb = &rec->bufs[0];
+	unsigned int i;
+	bool ok = rb->nr_packets > at;
+
+	for (i = 0; i < rb->nr_packets; i++)
+		ok &= rb->packets[i].header.events_discarded ==
+		      overwritten + (i >= at ? step : 0);
+	return ok;
+}
+
+/* Index of the packet of buffer 0 of @rec holding record @seq of thread 0. */
+static int p_packet_of(const struct lrb_recovery *rec, u64 seq)
+{
+	static u8 copy[P_SUBBUF];
+	struct lrb_packet_iter it;
+	struct lrb_record r;
+	struct p_rec pr;
+	unsigned int i;
+
+	for (i = 0; i < rec->bufs[0].nr_packets; i++) {
+		if (lrb_recovery_copy(rec, 0, i, copy, sizeof(copy)) < 0 ||
+		    lrb_packet_open(&it, &p_dec, copy,
+				    rec->bufs[0].packets[i].size))
+			return -1;
+		while (lrb_packet_next(&it, &r) > 0)
+			if (p_record_ok(&r, &pr) && !pr.thread && pr.seq == seq)
+				return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * Discarded counts, exact: 3000 records round the ring many times (the
+ * records of the packets overwritten are older than any packet kept, so
+ * all of them count before the first), with 5 records too big for a
+ * packet after record 2499 (lost where it ends). Then the descriptor's
+ * loss counters corrupted one at a time: reported untrusted, and the
+ * packets' counts used instead.
+ */
+static void test_discarded(void)
+{
+	const u32 others = (1U << LRB_REGION_LOST_WRAP) |
+			   (1U << LRB_REGION_LOST_BIG) |
+			   (1U << LRB_REGION_LOST_NEST);
+	static u8 big[P_SUBBUF];
+	struct lrb_chan_attr attr = p_attr();
+	struct lrb_buf_counters c;
+	struct lrb_recovery *rec;
+	const char *why = NULL;
+	struct lrb_chan *chan;
+	u64 seq, ow_closed;
+	int at, i;
+
+	CHECK_EQ(lrb_region_file_create(p_path, &p_global, &attr, &chan), 0);
+	for (seq = 0; seq < 3000; seq++) {
+		if (seq == 2500)
+			for (i = 0; i < 5; i++)
+				CHECK_EQ(lrb_event_write(&p_global, chan, P_ID,
+							 big, sizeof(big)),
+					 -EMSGSIZE);
+		CHECK_EQ(p_write(&p_global, chan, 0, seq), 0);
+	}
+	lrb_buf_stats(lrb_channel_nth_buf(chan, 0), &c);
+	CHECK_EQ(c.lost_big, 5);
+	CHECK(c.lost_overwrite > 0);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (!rec)
+		goto out;
+	at = p_packet_of(rec, 2499);
+	CHECK(at > 0);
+	CHECK(p_disc_ok(rec, c.lost_overwrite, at, 5));
+	CHECK_EQ(rec->bufs[0].stats.lost_overwrite, c.lost_overwrite);
+	CHECK_EQ(rec->bufs[0].stats.lost_big, 5);
+	CHECK_EQ(rec->bufs[0].stats.untrusted, 0);
+	/* the newest closed packet counts all but the newest one's push */
+	ow_closed = rec->bufs[0].packets[rec->bufs[0].nr_packets - 2].overwritten;
+	CHECK(ow_closed > 0 && ow_closed < c.lost_overwrite);
+
+	/* more records overwritten than the packets could have held */
+	p_desc_poke(rec, LRB_REGION_LOST_OVERWRITE, 1UL << 40);
+	lrb_region_file_release(rec);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (!rec)
+		goto out;
+	CHECK_EQ(rec->bufs[0].stats.untrusted, 1U << LRB_REGION_LOST_OVERWRITE);
+	CHECK_EQ(rec->bufs[0].stats.lost_overwrite, 1ULL << 40);
+	CHECK(p_disc_ok(rec, ow_closed, at, 5));
+	/* fewer than a packet counted */
+	p_desc_poke(rec, LRB_REGION_LOST_OVERWRITE, ow_closed - 1);
+	lrb_region_file_release(rec);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (!rec)
+		goto out;
+	CHECK_EQ(rec->bufs[0].stats.untrusted, 1U << LRB_REGION_LOST_OVERWRITE);
+	CHECK(p_disc_ok(rec, ow_closed, at, 5));
+	p_desc_poke(rec, LRB_REGION_LOST_OVERWRITE, c.lost_overwrite);
+
+	/* fewer records too big than the packets counted */
+	p_desc_poke(rec, LRB_REGION_LOST_BIG, 4);
+	lrb_region_file_release(rec);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (!rec)
+		goto out;
+	CHECK_EQ(rec->bufs[0].stats.untrusted, others);
+	CHECK(p_disc_ok(rec, c.lost_overwrite, at, 5));
+	p_desc_poke(rec, LRB_REGION_LOST_BIG, 5);
+
+	/* a full ring, which an overwrite channel never has */
+	p_desc_poke(rec, LRB_REGION_LOST_FULL, 3);
+	lrb_region_file_release(rec);
+	CHECK_EQ(lrb_region_file_recover(p_path, &p_dec, &rec, &why), 0);
+	if (!rec)
+		goto out;
+	CHECK_EQ(rec->bufs[0].stats.untrusted, 1U << LRB_REGION_LOST_FULL);
+	CHECK(p_disc_ok(rec, c.lost_overwrite, at, 5));
+	lrb_region_file_release(rec);
+out:
+	lrb_region_file_destroy(chan);
+}
+
 static volatile int p_go;
 
 struct p_thread {
@@ -958,10 +1184,12 @@ static void test_bad_regions(void)
 /*
  * A file with losses between its packets: a record held reserved while
  * the ring goes round to it (the writers lose records meanwhile), then
- * committed, and more records; left as a crash leaves it.
+ * committed, and more records; left as a crash leaves it. The records
+ * lost meanwhile, all between packets kept, in *@lost.
  */
-static bool p_lossy(void)
+static bool p_lossy(u64 *lost)
 {
+	struct lrb_buf_counters c;
 	struct lrb_chan_attr attr = p_attr();
 	struct p_rec r = { .thread = 1, .sum = p_sum(1, 0) };
 	struct lrb_chan *chan;
@@ -977,11 +1205,17 @@ static bool p_lossy(void)
 	lrb_commit(&p_global, &ctx);
 	for (; seq < 4000; seq++)
 		p_write(&p_global, chan, 0, seq);
-	return lrb_buf_lost(lrb_channel_nth_buf(chan, 0)) > 0;
+	lrb_buf_stats(lrb_channel_nth_buf(chan, 0), &c);
+	*lost = c.lost_wrap;
+	return c.lost_wrap > 0;
 }
 
-/* Recover the file left at p_path: print what recovery keeps. */
-static int p_report(void)
+/*
+ * Recover the file left at p_path: print what recovery keeps, and
+ * @expect: the records lost between its packets as the writers counted
+ * them, or -1 if not known.
+ */
+static int p_report(long long expect)
 {
 	struct lrb_recovery *rec;
 	const char *why = NULL;
@@ -997,31 +1231,41 @@ static int p_report(void)
 			disc += rec->bufs[b].packets[rec->bufs[b].nr_packets - 1]
 					.header.events_discarded -
 				rec->bufs[b].packets[0].header.events_discarded;
-	printf("records %llu packets %llu discarded %llu\n",
+	printf("records %llu packets %llu discarded %llu expect %lld\n",
 	       (unsigned long long)p_recovered(rec),
 	       (unsigned long long)rec->bufs[0].stats.packets,
-	       (unsigned long long)disc);
+	       (unsigned long long)disc, expect < 0 ? (long long)disc : expect);
 	lrb_region_file_release(rec);
 	return 0;
 }
 
 /*
- * One kill round into @path (or, @lossy, p_lossy()), left there: print
- * what recovery keeps.
+ * One kill round into @path (or, @lossy, p_lossy(); @untrusted too, its
+ * overwrite loss counter then corrupted), left there: print what recovery
+ * keeps.
  */
-static int p_leave(const char *path, bool lossy)
+static int p_leave(const char *path, bool lossy, bool untrusted)
 {
+	struct lrb_recovery *rec;
+	const char *why = NULL;
 	struct p_shared *sh;
+	u64 lost = 0;
 
 	snprintf(p_path, sizeof(p_path), "%s", path);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED ||
-	    !(lossy ? p_lossy() : p_run_child(&p_global, sh, 20000))) {
+	    !(lossy ? p_lossy(&lost) : p_run_child(&p_global, sh, 20000))) {
 		fprintf(stderr, "persist: no file left at %s\n", path);
 		return 1;
 	}
-	return p_report();
+	if (untrusted) {
+		if (lrb_region_file_recover(p_path, &p_dec, &rec, &why))
+			return 1;
+		p_desc_poke(rec, LRB_REGION_LOST_OVERWRITE, 1UL << 40);
+		lrb_region_file_release(rec);
+	}
+	return p_report(lossy ? (long long)lost : -1);
 }
 
 /* p_trailing() into @path, left there: print what recovery keeps. */
@@ -1034,7 +1278,7 @@ static int p_leave_trailing(const char *path)
 		fprintf(stderr, "persist: no file left at %s\n", path);
 		return 1;
 	}
-	return p_report();
+	return p_report(-1);
 }
 
 int main(int argc, char **argv)
@@ -1051,15 +1295,19 @@ int main(int argc, char **argv)
 	srandom((unsigned int)time(NULL) ^ (unsigned int)getpid());
 	p_make_metadata();
 	if (argc == 3 && !strcmp(argv[1], "--leave"))
-		return p_leave(argv[2], false);
+		return p_leave(argv[2], false, false);
 	if (argc == 3 && !strcmp(argv[1], "--leave-lossy"))
-		return p_leave(argv[2], true);
+		return p_leave(argv[2], true, false);
+	if (argc == 3 && !strcmp(argv[1], "--leave-untrusted"))
+		return p_leave(argv[2], true, true);
 	if (argc == 3 && !strcmp(argv[1], "--leave-trailing"))
 		return p_leave_trailing(argv[2]);
 	snprintf(p_path, sizeof(p_path), "%s/lrb-persist-%d", dir, getpid());
 	TEST_RUN(test_exact);
 	TEST_RUN(test_bad_regions);
 	TEST_RUN(test_scribbled);
+	TEST_RUN(test_begin);
+	TEST_RUN(test_discarded);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	test_current = "test_kill";
 	test_kill(rounds, &tot);

@@ -318,14 +318,20 @@ static void report(const char *file, const struct lrb_recovery *rec)
 		const struct lrb_recovery_stats *st = &rec->bufs[b].stats;
 
 		fprintf(stderr,
-			"  buffer %u: %llu records in %llu packets (%llu bytes) recovered; writers lost %llu full, %llu wrap, %llu big, %llu nest\n",
+			"  buffer %u: %llu records in %llu packets (%llu bytes) recovered; writers lost %llu full, %llu wrap, %llu big, %llu nest, %llu overwrite\n",
 			b, (unsigned long long)st->records,
 			(unsigned long long)st->packets,
 			(unsigned long long)st->bytes,
 			(unsigned long long)st->lost_full,
 			(unsigned long long)st->lost_wrap,
 			(unsigned long long)st->lost_big,
-			(unsigned long long)st->lost_nest);
+			(unsigned long long)st->lost_nest,
+			(unsigned long long)st->lost_overwrite);
+		for (c = 0; c < LRB_REGION_NR_LOST; c++)
+			if (st->untrusted & (1U << c))
+				fprintf(stderr,
+					"  buffer %u: loss counter %s untrusted (corrupt in the region): the trace's discarded counts use what the packets counted\n",
+					b, lrb_region_lost_name(c));
 		for (c = 0; c < LRB_DROP_NR; c++)
 			if (st->drop_packets[c] || st->drop_records[c] ||
 			    st->drop_bytes[c])

@@ -89,6 +89,8 @@ static __always_inline bool __lrb_pos_before(unsigned long a, unsigned long b)
  * @mark: persistent channels: per sub-buffer, the commit mark (a position
  *	up to which every byte of its lap is committed; __lrb_commit_mark())
  * @region_lost: persistent channels: the loss counters in the region
+ * @region_closing: persistent channels: per sub-buffer, the closing count
+ *	in the region (the overwrite part of its last events_discarded)
  * @pages: page addresses, chan->pages_per_subbuf per slot
  * @chan: owning channel
  * @cpu: CPU this buffer belongs to (0 for a global buffer)
@@ -122,6 +124,7 @@ struct lrb_buf {
 	struct __lrb_atomic *wsb;
 	union __lrb_v *mark;
 	union __lrb_v *region_lost;
+	unsigned long *region_closing;
 	void **pages;
 	struct lrb_chan *chan;
 	unsigned int cpu;

@@ -19,7 +19,7 @@
 
 /* "LRBREGN1" as a 64-bit word in the writer's byte order. */
 #define LRB_REGION_MAGIC 0x4c52425245474e31ULL
-#define LRB_REGION_VERSION 1U
+#define LRB_REGION_VERSION 2U
 /*
  * "LRBRLSD1": the magic of a region whose run was released (read, or let
  * go) after recovery: the next run lays it out afresh, and nothing is
@@ -29,16 +29,23 @@
 
 /*
  * A buffer's descriptor is an array of words of word_size bytes (the
- * writer's unsigned long): the loss counters at these indexes, then from
- * word LRB_REGION_DESC_ARRAYS the commit counts, the slot table and the
- * commit marks, num_subbuf words each.
+ * writer's unsigned long): the loss counters at these indexes (each
+ * incremented before the buffer's own counter, which packet headers
+ * sample: the region's is never the lower), then from word
+ * LRB_REGION_DESC_ARRAYS the commit counts, the slot table, the commit
+ * marks and the closing counts, num_subbuf words each. The closing count
+ * of sub-buffer i is the part of the events_discarded of the packet last
+ * closed there that counts records of overwritten packets
+ * (LRB_REGION_LOST_OVERWRITE), from the same sample.
  */
 #define LRB_REGION_LOST_FULL 0
 #define LRB_REGION_LOST_WRAP 1
 #define LRB_REGION_LOST_BIG 2
 #define LRB_REGION_LOST_NEST 3
-#define LRB_REGION_NR_LOST 4
+#define LRB_REGION_LOST_OVERWRITE 4
+#define LRB_REGION_NR_LOST 5
 #define LRB_REGION_DESC_ARRAYS 8
+#define LRB_REGION_NR_DESC_ARRAYS 4
 
 /**
  * struct lrb_region_header - the fixed part at the start of a region

@@ -9,6 +9,10 @@ before the crash (tests/vm/crash/driver.py).
                                  DIR/last-written.json ("CPU,CTX": the
                                  next sequence number, i.e. attempts)
   check.py --same DIR1 DIR2      the two recoveries are the same run
+  check.py --summary DIR...      the closing figures of crash exports:
+                                 per CPU the records recovered, how far
+                                 the last recovered is behind the last
+                                 written, losses by cause, recovery time
 
 A crash export must hold, per CPU and context, a run of the sample's
 sequence numbers with every field as the sample computes it, gaps only
@@ -68,6 +72,8 @@ def read_stats(path):
                 for k, v in kv.items():
                     if k.startswith("drop_"):
                         d[k[5:]] = tuple(int(x) for x in v.split("/"))
+                    elif k == "untrusted":
+                        d[k] = v
                     else:
                         d[k] = int(v)
                 per[int(words[1][3:])] = d
@@ -146,6 +152,9 @@ def check_run(d, mode):
           not bad, "first damaged: %s" % (bad[:1],))
     for cpu in cpus:
         st = stats.get(cpu, {})
+        # a crash tears no counter: recovery must find them all consistent
+        check("cpu%d: recovery trusts the region's loss counters (untrusted=%s)" %
+              (cpu, st.get("untrusted")), st.get("untrusted") == "none")
         check("cpu%d: no discarded count goes back from one packet to the next" % cpu,
               not back.get(cpu), "babeltrace2 printed %s" % back.get(cpu))
         gaps = tail = 0
@@ -198,7 +207,42 @@ def same_run(d1, d2):
     return res
 
 
+def summary(dirs):
+    """The closing figures of crash exports, a table per export."""
+    out = []
+    for d in dirs:
+        stats, run = read_stats(os.path.join(d, "stats"))
+        with open(os.path.join(d, "last-written.json")) as f:
+            nxt = {tuple(int(x) for x in k.split(",")): v
+                   for k, v in json.load(f).items()}
+        evs, (disc, _), _ = read_trace(os.path.join(d, "trace"))
+        evs = [e for e in evs if e]
+        out.append("summary %s: recovery took %s us (run %s)" %
+                   (os.path.basename(d), run.get("time_us"), run.get("run_id")))
+        out.append("summary %s: %4s %8s %13s %13s %10s %s" %
+                   (os.path.basename(d), "cpu", "records", "behind task",
+                    "behind irq", "bt discard", "losses by cause"))
+        for cpu in sorted({c for c, _ in nxt}):
+            st = stats.get(cpu, {})
+            behind = []
+            for ctx in (0, 1):
+                s = [e[1] for e in evs if e[0] == cpu and e[3] == ctx]
+                behind.append("%d" % (nxt[(cpu, ctx)] - 1 - s[-1]) if s else "-")
+            causes = ["lost_%s=%d" % (c, st.get("lost_" + c, 0))
+                      for c in ("full", "wrap", "big", "nest", "overwrite")]
+            causes += ["drop_%s=%d/%d/%d" % ((c,) + st[c]) for c in CAUSES
+                       if st.get(c, (0, 0, 0)) != (0, 0, 0)]
+            out.append("summary %s: %4d %8d %13s %13s %10d %s untrusted=%s" %
+                       (os.path.basename(d), cpu, st.get("records", 0), behind[0],
+                        behind[1], disc.get(cpu, 0), " ".join(causes),
+                        st.get("untrusted")))
+    return out
+
+
 def main():
+    if sys.argv[1] == "--summary":
+        print("\n".join(summary(sys.argv[2:])))
+        return 0
     if sys.argv[1] == "--same":
         res = same_run(sys.argv[2], sys.argv[3])
     else:

@@ -334,19 +334,33 @@ def checked(d, tag, mode):
         result("%s: %s" % (tag, what), ok, detail)
 
 
+def summary(dirs):
+    """The closing figures of the crash exports (check.py --summary)."""
+    dirs = [d for d in dirs if d]
+    if not dirs:
+        return
+    try:
+        for line in check.summary(dirs):
+            say(line)
+    except (OSError, ValueError, KeyError) as e:
+        say("no summary: %s" % e)
+
+
 def scenario(g):
     # 1. a panic (sysrq c)
     phys = load_run(g, "sysrq")
     must(g, "sleep %d" % WRITE_SECONDS)
     last, start = crash_panic(g, "sysrq", "sysrq")
-    checked(recover(g, "sysrq", last, start, "sysrq"), "sysrq", "crash")
+    d0 = recover(g, "sysrq", last, start, "sysrq")
+    checked(d0, "sysrq", "crash")
     # 2. a panic in hardirq context, the next run laid out afresh
     must(g, "release")
     must(g, "unload")
     phys = load_run(g, "irq")
     must(g, "sleep %d" % WRITE_SECONDS)
     last, start = crash_panic(g, "irq", "irq")
-    checked(recover(g, "irq", last, start, "irq"), "irq", "crash")
+    di = recover(g, "irq", last, start, "irq")
+    checked(di, "irq", "crash")
     # 3. a reset: no code of the guest runs
     must(g, "release")
     must(g, "unload")
@@ -355,6 +369,7 @@ def scenario(g):
     last, start = crash_reset(g, phys, "reset")
     d1 = recover(g, "reset", last, start, "reset")
     checked(d1, "reset", "crash")
+    summary([d0, di, d1])
     # 4. a reboot without release keeps the same data
     g.send("reboot")
     start = time.monotonic()
