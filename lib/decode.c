@@ -193,8 +193,8 @@ static long lrb_decode_skip(struct lrb_packet_iter *it)
 	if (units > left / 4 || left - units * 4 < LRB_RECORD_ALIGN)
 		return lrb_decode_fail(it, it->pos,
 				       "skip record not followed by a record in the packet content");
-	if (lrb_is_skip(it->dec, lrb_get32(p + LRB_SKIP_HEADER_SIZE + units * 4,
-					  it->swapped)))
+	p += LRB_SKIP_HEADER_SIZE + units * 4;
+	if (lrb_is_skip(it->dec, lrb_get32(p, it->swapped)))
 		return lrb_decode_fail(it, it->pos,
 				       "skip record followed by another skip record");
 	return LRB_SKIP_HEADER_SIZE + units * 4;

@@ -237,6 +237,10 @@ struct lrb_tsdl_hdr {
 
 static const char lrb_tabs[] = "\t\t\t\t\t\t\t\t";
 
+/* A skip record's selector: one bit of its count of words. */
+#define LRB_TSDL_BIT "enum : integer { size = 1; align = 1; signed = false; } { no = 0, yes = 1 }"
+
+
 static void lrb_tsdl_header(struct lrb_tsdl *o, const struct lrb_tsdl_hdr *h,
 			    int d, bool skip);
 
@@ -258,14 +262,17 @@ static void lrb_tsdl_skip(struct lrb_tsdl *o, const struct lrb_tsdl_hdr *h,
 		lrb_tsdl_add(o, "%.*sinteger { size = %u; align = 1; signed = false; } zero;\n",
 			     d, lrb_tabs, 32 - n);
 	for (i = 0; i < n; i++)
-		lrb_tsdl_add(o, "%.*senum : integer { size = 1; align = 1; signed = false; } { no = 0, yes = 1 } s%u;\n",
-			     d, lrb_tabs, LRB_TSDL_BIG_ENDIAN ? n - 1 - i : i);
+		lrb_tsdl_add(o, "%.*s" LRB_TSDL_BIT " s%u;\n", d, lrb_tabs,
+			     LRB_TSDL_BIG_ENDIAN ? n - 1 - i : i);
 	if (!LRB_TSDL_BIG_ENDIAN && n < 32)
 		lrb_tsdl_add(o, "%.*sinteger { size = %u; align = 1; signed = false; } zero;\n",
 			     d, lrb_tabs, 32 - n);
-	for (i = 0; i < n; i++)
-		lrb_tsdl_add(o, "%.*svariant <s%u> { struct { } no; struct { uint32_t w[%lu]; } yes; } a%u;\n",
-			     d, lrb_tabs, i, 1UL << i, i);
+	for (i = 0; i < n; i++) {
+		lrb_tsdl_add(o, "%.*svariant <s%u> { struct { } no; ", d,
+			     lrb_tabs, i);
+		lrb_tsdl_add(o, "struct { uint32_t w[%lu]; } yes; } a%u;\n",
+			     1UL << i, i);
+	}
 	lrb_tsdl_add(o, "%.*s", d, lrb_tabs);
 	lrb_tsdl_header(o, h, d, false);
 	lrb_tsdl_add(o, " h;\n");

@@ -294,7 +294,8 @@ static __always_inline int __lrb_reserve_slow_copy(struct lrb_ctx *ctx)
  * @len: payload bytes, at least 1
  *
  * On success the record header is written, and the caller writes @len
- * payload bytes with lrb_write() and calls lrb_commit() (or lrb_discard()). Until then the caller must not sleep; in the kernel
+ * payload bytes with lrb_write() and calls lrb_commit() (or lrb_discard()).
+ * Until then the caller must not sleep; in the kernel
  * preemption stays disabled.
  *
  * The record header takes %LRB_COMPACT_HEADER_SIZE bytes (compact layout)
