@@ -334,13 +334,19 @@ int lrb_metadata_format(const struct lrb_chan *chan,
 		.large = large,
 		.ts_first = LRB_TSDL_BIG_ENDIAN && !large,
 		.has_skip = large || cfg->tsc_bits < 31,
-		/* bits of a skip's word count: below subbuf_size / 4 */
-		.skip_bits = chan->subbuf_order - 2,
 	};
 	struct lrb_tsdl o = { .out = out, .size = size };
 	unsigned int i;
 
 	h.id_max = (1ULL << h.id_bits) - 1;
+	/*
+	 * Bits of a skip's word count: below subbuf_size / 4; the largest
+	 * sub-buffer's for a channel described without its geometry (tools)
+	 */
+	h.skip_bits = chan->subbuf_order >= LRB_PAGE_SHIFT &&
+			      chan->subbuf_order <= __LRB_MAX_SUBBUF_ORDER ?
+			      chan->subbuf_order - 2 :
+			      __LRB_MAX_SUBBUF_ORDER - 2;
 	if (!lrb_events_ok(attr->events, attr->nr_events))
 		return -EINVAL;
 	lrb_tsdl_add(&o, "%sclock {\n"
