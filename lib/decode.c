@@ -200,31 +200,14 @@ static long lrb_decode_skip(struct lrb_packet_iter *it)
 	return LRB_SKIP_HEADER_SIZE + units * 4;
 }
 
-int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec)
+/* Decode the record whose header is at it->pos. */
+static int lrb_record_at(struct lrb_packet_iter *it, struct lrb_record *rec)
 {
-	long skip;
-	unsigned long pos, header_len, avail;
+	unsigned long pos = it->pos, header_len, avail;
 	const u8 *payload;
 	long len;
 	int ret;
 
-	if (it->pos == it->content)
-		return 0;
-	/* the content may also end with the last record's padding */
-	pos = (it->pos + LRB_RECORD_ALIGN - 1) & ~(LRB_RECORD_ALIGN - 1UL);
-	if (pos == it->content)
-		return 0;
-	if (pos > it->content || it->content - pos < LRB_RECORD_ALIGN)
-		return lrb_decode_fail(it, it->pos, "record header truncated");
-	it->pos = pos;
-	skip = lrb_decode_skip(it);
-	if (skip < 0)
-		return skip;
-	if (skip) {
-		it->skipped += skip;
-		pos += skip;
-		it->pos = pos;
-	}
 	ret = lrb_decode_header(it, rec);
 	if (ret < 0)
 		return ret;
@@ -245,5 +228,34 @@ int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec)
 	it->pos = pos + header_len + len;
 	it->last_ts = rec->timestamp;
 	return 1;
+}
+
+int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec)
+{
+	unsigned long pos;
+	long skip;
+	int ret;
+
+	if (it->pos == it->content)
+		return 0;
+	/* the content may also end with the last record's padding */
+	pos = (it->pos + LRB_RECORD_ALIGN - 1) & ~(LRB_RECORD_ALIGN - 1UL);
+	if (pos == it->content)
+		return 0;
+	if (pos > it->content || it->content - pos < LRB_RECORD_ALIGN)
+		return lrb_decode_fail(it, it->pos, "record header truncated");
+	it->pos = pos;
+	skip = lrb_decode_skip(it);
+	if (skip < 0)
+		return skip;
+	it->pos = pos + skip;
+	ret = lrb_record_at(it, rec);
+	if (ret < 0) {
+		/* a bad record stays with the skip before it */
+		it->pos = pos;
+		return ret;
+	}
+	it->skipped += skip;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(lrb_packet_next);
