@@ -246,9 +246,10 @@ static __always_inline bool __lrb_commit_done(const struct lrb_chan *chan,
  * Is a sub-buffer complete but for its skipped records' merge? Every commit
  * adds a multiple of 4 bytes, except the first skipped record of a lap,
  * which holds one byte back: a commit count 1 short of @full (the count
- * of the slot once its lap is complete, as in struct lrb_ctx) then tells the writer whose add brought it there that every
- * other writer of the lap is done, and that it must merge the skipped
- * records before adding the last byte (__lrb_deliver()).
+ * of the slot once its lap is complete, as in struct lrb_ctx) then tells
+ * the writer whose add brought it there that every other writer of the
+ * lap is done, and that it must merge the skipped records before adding
+ * the last byte (__lrb_deliver()).
  */
 static __always_inline bool __lrb_commit_ends(const struct lrb_chan *chan,
 					      unsigned long cc, unsigned long full)
