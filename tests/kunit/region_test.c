@@ -189,7 +189,7 @@ static void region_load(struct kunit *test)
 	size = lrb_region_size(&persist_cfg, &attr);
 	KUNIT_ASSERT_GT(test, size, 0ULL);
 	region = region_alloc(test, size);
-	data = kunit_kzalloc(test, 256, GFP_KERNEL);
+	data = kunit_kzalloc(test, LRBK_LEN(97), GFP_KERNEL);
 	pkt = kunit_kzalloc(test, SB, GFP_KERNEL);
 	want = kunit_kzalloc(test, SB, GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, data && pkt && want);
