@@ -31,8 +31,10 @@ struct lrb_buf *lrb_buf_alloc(struct lrb_chan *chan, unsigned int cpu)
 	__lrb_port_wait_init(buf);
 	buf->records = __lrb_port_zalloc(2 * chan->num_subbuf *
 					 sizeof(*buf->records), node);
+	buf->skips = __lrb_port_zalloc(chan->num_subbuf * sizeof(*buf->skips),
+				       node);
 	buf->pages = __lrb_port_zalloc(nr_pages * sizeof(*buf->pages), node);
-	if (!buf->records || !buf->pages)
+	if (!buf->records || !buf->skips || !buf->pages)
 		goto fail;
 	if (chan->region) {
 		lrb_region_buf_attach(buf);
@@ -86,6 +88,7 @@ void lrb_buf_free(struct lrb_buf *buf)
 	}
 	__lrb_port_free(buf->pages);
 	__lrb_port_free(buf->records_base);
+	__lrb_port_free(buf->skips);
 	__lrb_port_free(buf->records);
 	if (!buf->chan->region) {
 		__lrb_port_free(buf->wsb);

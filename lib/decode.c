@@ -161,22 +161,53 @@ static int lrb_decode_header(struct lrb_packet_iter *it, struct lrb_record *rec)
 	return LRB_EXTENDED_HEADER_SIZE;
 }
 
-int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec)
+/* Is the record header word @w a skip record's? */
+static bool lrb_is_skip(const struct lrb_decoder *dec, u32 w)
 {
-	unsigned long pos, header_len, avail;
+	u32 ext_id;
+
+	if (dec->header == LRB_HEADER_LARGE)
+		return w == LRB_LARGE_ID_SKIP;
+	if (dec->tsc_bits == 31)
+		return false;
+	ext_id = (1U << (32 - dec->tsc_bits)) - 1;
+	return (w & ext_id) == ext_id - 1;
+}
+
+/*
+ * Bytes of the skip record at it->pos, up to the record it must be
+ * followed by; 0 if there is none there, or < 0.
+ */
+static long lrb_decode_skip(struct lrb_packet_iter *it)
+{
+	unsigned long left = it->content - it->pos;
+	const u8 *p = it->base + it->pos;
+	unsigned long units;
+
+	if (!lrb_is_skip(it->dec, lrb_get32(p, it->swapped)))
+		return 0;
+	if (left < LRB_SKIP_HEADER_SIZE)
+		return lrb_decode_fail(it, it->pos, "skip record truncated");
+	units = lrb_get32(p + 4, it->swapped);
+	left -= LRB_SKIP_HEADER_SIZE;
+	if (units > left / 4 || left - units * 4 < LRB_RECORD_ALIGN)
+		return lrb_decode_fail(it, it->pos,
+				       "skip record not followed by a record in the packet content");
+	p += LRB_SKIP_HEADER_SIZE + units * 4;
+	if (lrb_is_skip(it->dec, lrb_get32(p, it->swapped)))
+		return lrb_decode_fail(it, it->pos,
+				       "skip record followed by another skip record");
+	return LRB_SKIP_HEADER_SIZE + units * 4;
+}
+
+/* Decode the record whose header is at it->pos. */
+static int lrb_record_at(struct lrb_packet_iter *it, struct lrb_record *rec)
+{
+	unsigned long pos = it->pos, header_len, avail;
 	const u8 *payload;
 	long len;
 	int ret;
 
-	if (it->pos == it->content)
-		return 0;
-	/* the content may also end with the last record's padding */
-	pos = (it->pos + LRB_RECORD_ALIGN - 1) & ~(LRB_RECORD_ALIGN - 1UL);
-	if (pos == it->content)
-		return 0;
-	if (pos > it->content || it->content - pos < LRB_RECORD_ALIGN)
-		return lrb_decode_fail(it, it->pos, "record header truncated");
-	it->pos = pos;
 	ret = lrb_decode_header(it, rec);
 	if (ret < 0)
 		return ret;
@@ -197,5 +228,34 @@ int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec)
 	it->pos = pos + header_len + len;
 	it->last_ts = rec->timestamp;
 	return 1;
+}
+
+int lrb_packet_next(struct lrb_packet_iter *it, struct lrb_record *rec)
+{
+	unsigned long pos;
+	long skip;
+	int ret;
+
+	if (it->pos == it->content)
+		return 0;
+	/* the content may also end with the last record's padding */
+	pos = (it->pos + LRB_RECORD_ALIGN - 1) & ~(LRB_RECORD_ALIGN - 1UL);
+	if (pos == it->content)
+		return 0;
+	if (pos > it->content || it->content - pos < LRB_RECORD_ALIGN)
+		return lrb_decode_fail(it, it->pos, "record header truncated");
+	it->pos = pos;
+	skip = lrb_decode_skip(it);
+	if (skip < 0)
+		return skip;
+	it->pos = pos + skip;
+	ret = lrb_record_at(it, rec);
+	if (ret < 0) {
+		/* a bad record stays with the skip before it */
+		it->pos = pos;
+		return ret;
+	}
+	it->skipped += skip;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(lrb_packet_next);

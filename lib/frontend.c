@@ -119,19 +119,190 @@ unsigned long __lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
 }
 EXPORT_SYMBOL_GPL(__lrb_claim_slow);
 
+static void lrb_commit_bytes(struct lrb_buf *buf, unsigned long pos,
+			     unsigned long len);
+static void **lrb_writer_pages(struct lrb_buf *buf, unsigned long pos);
+
+/*
+ * Skipped records. Until its packet is complete, a skipped record holds
+ * the list link (the offset of the skipped record pushed before it, 0 for
+ * none) in its first word and its length in bytes in its second; the
+ * packet header at offset 0 is never a record. Every access is to one
+ * aligned 32-bit word, which never crosses a page.
+ */
+static u32 *lrb_skip_word(void **pages, unsigned long off)
+{
+	return (u32 *)((char *)pages[off >> LRB_PAGE_SHIFT] +
+		       (off & (LRB_PAGE_SIZE - 1)));
+}
+
+static unsigned long lrb_skip_next(void **pages, unsigned long off)
+{
+	return *lrb_skip_word(pages, off);
+}
+
+static void lrb_skip_link(void **pages, unsigned long off, unsigned long next)
+{
+	*lrb_skip_word(pages, off) = next;
+}
+
+/*
+ * Sort the list of skipped records at @list by offset, relinking them in
+ * place: a merge sort of the list by runs doubling in length, which needs
+ * no memory and no recursion (the deliverer may be in NMI).
+ */
+static unsigned long lrb_skips_sort(void **pages, unsigned long list)
+{
+	unsigned long run = 1, p, q, e, tail, merges, psize, qsize;
+
+	if (!list)
+		return 0;
+	for (;;) {
+		p = list;
+		list = 0;
+		tail = 0;
+		merges = 0;
+		while (p) {
+			merges++;
+			q = p;
+			for (psize = 0; psize < run && q; psize++)
+				q = lrb_skip_next(pages, q);
+			qsize = run;
+			while (psize || (qsize && q)) {
+				if (psize && (!qsize || !q || p < q)) {
+					e = p;
+					p = lrb_skip_next(pages, p);
+					psize--;
+				} else {
+					e = q;
+					q = lrb_skip_next(pages, q);
+					qsize--;
+				}
+				if (tail)
+					lrb_skip_link(pages, tail, e);
+				else
+					list = e;
+				tail = e;
+			}
+			p = q;
+		}
+		lrb_skip_link(pages, tail, 0);
+		if (merges <= 1)
+			return list;
+		run *= 2;
+	}
+}
+
+/*
+ * Turn the skipped records of the complete packet @pages into skip records:
+ * adjacent ones merge into one, whose header takes the timestamp bits of
+ * the record after it (which the CTF description nests in the skip), and
+ * a run that ends the content is cut from it. The deliverer owns the
+ * packet: every writer of its lap is done, and no reader or writer of the
+ * next lap may touch it before the deliverer adds the last byte.
+ */
+static void lrb_merge_skips(const struct lrb_chan *chan, void **pages,
+			    unsigned long list)
+{
+	const struct lrb_config *cfg = chan->cfg;
+	struct lrb_packet_header *ph = pages[0];
+	unsigned long content = ph->content_size / 8;
+	unsigned long start, end, next;
+	u32 w, id_mask = __lrb_compact_id_extended(cfg);
+
+	for (start = lrb_skips_sort(pages, list); start; start = next) {
+		end = start;
+		next = start;
+		do {
+			end += *lrb_skip_word(pages, next + 4);
+			next = lrb_skip_next(pages, next);
+		} while (next == end);
+		if (end >= content) {
+			/*
+			 * Only the last run: the content then ends before it,
+			 * and what follows the content is zeroes, as padding.
+			 */
+			ph->content_size = (u64)start * 8;
+			lrb_pages_fill(pages, start, NULL, end - start);
+			return;
+		}
+		if (cfg->header == LRB_HEADER_COMPACT)
+			w = (*lrb_skip_word(pages, end) & ~id_mask) |
+			    __lrb_compact_id_skip(cfg);
+		else
+			w = LRB_LARGE_ID_SKIP;
+		*lrb_skip_word(pages, start) = w;
+		*lrb_skip_word(pages, start + 4) =
+			(end - start - LRB_SKIP_HEADER_SIZE) / 4;
+	}
+}
+
+/**
+ * __lrb_skip() - turn a reservation that is not the last into a skip
+ * @ctx: the reservation
+ *
+ * The record goes onto its sub-buffer's list of skipped records and its
+ * bytes into the commit count, as a commit's do; the writer that completes
+ * the packet merges the list (__lrb_deliver()). No record is counted, and
+ * the record's timestamp never becomes the reference of compact headers.
+ *
+ * Return: 0, for lrb_discard() to return.
+ */
+int __lrb_skip(struct lrb_ctx *ctx)
+{
+	struct lrb_chan *chan = ctx->chan;
+	struct lrb_buf *buf = ctx->buf;
+	bool per_cpu = lrb_chan_per_cpu(chan);
+	union __lrb_v *head = &buf->skips[__lrb_subbuf_index(chan, ctx->begin)];
+	unsigned long off = __lrb_subbuf_offset(chan, ctx->begin);
+	unsigned long len = __lrb_align(ctx->end) - ctx->begin;
+	unsigned long old, next = __lrb_v_read(per_cpu, head);
+
+	*lrb_skip_word(ctx->pages, off + 4) = len;
+	do {
+		old = next;
+		lrb_skip_link(ctx->pages, off, old);
+		/* the link before the head that publishes it */
+		smp_wmb();
+		next = __lrb_v_cmpxchg(per_cpu, head, old, off);
+	} while (next != old);
+	/* the first skip of the lap holds a byte back (__lrb_commit_ends()) */
+	lrb_commit_bytes(buf, ctx->begin, len - !old);
+	__lrb_port_nesting_dec();
+	__lrb_port_writer_end();
+	return 0;
+}
+EXPORT_SYMBOL_GPL(__lrb_skip);
+
 /**
  * __lrb_deliver() - hand a fully committed sub-buffer to readers
  * @buf: the buffer
  * @begin: any position inside the sub-buffer, in the lap completed
  *
- * Called by the one commit whose count completed the sub-buffer.
+ * Called by the one commit whose count completed the sub-buffer, or
+ * brought it one byte short of complete: then the packet has skipped
+ * records, which are merged before the last byte completes it.
  */
 void __lrb_deliver(struct lrb_buf *buf, unsigned long begin)
 {
 	const struct lrb_chan *chan = buf->chan;
+	bool per_cpu = lrb_chan_per_cpu(chan);
+	unsigned long idx = __lrb_subbuf_index(chan, begin);
+	unsigned long cc;
 
+	if (__lrb_v_read(per_cpu, &buf->commit[idx]) & 3) {
+		/* the list, the records and the packet header, of every writer */
+		smp_rmb();
+		lrb_merge_skips(chan, lrb_writer_pages(buf, begin),
+				__lrb_v_read(per_cpu, &buf->skips[idx]));
+		__lrb_v_set(per_cpu, &buf->skips[idx], 0);
+		/* the merged packet before the count that completes it */
+		smp_wmb();
+		cc = __lrb_v_add_return(per_cpu, 1, &buf->commit[idx]);
+		if (chan->cfg->persistent)
+			__lrb_commit_mark(per_cpu, buf, begin, cc);
+	}
 	if (chan->cfg->mode == LRB_MODE_OVERWRITE) {
-		unsigned long idx = __lrb_subbuf_index(chan, begin);
 		unsigned long tag = __lrb_lap(chan, begin) << __LRB_WSB_TAG_SHIFT;
 		unsigned long w = __lrb_atomic_read(&buf->wsb[idx]);
 
@@ -159,7 +330,8 @@ static void lrb_commit_bytes(struct lrb_buf *buf, unsigned long pos,
 				&buf->commit[__lrb_subbuf_index(chan, pos)]);
 	if (chan->cfg->persistent)
 		__lrb_commit_mark(lrb_chan_per_cpu(chan), buf, pos, cc);
-	if (__lrb_commit_done(chan, cc, __lrb_lap(chan, pos) + 1))
+	if (__lrb_commit_ends(chan, cc,
+			      (__lrb_lap(chan, pos) + 1) << chan->subbuf_order))
 		__lrb_deliver(buf, pos);
 }
 

@@ -62,13 +62,6 @@ static const char lrb_tsdl_packet_context[] =
 	"\t\tuint32_t header_size;\n"
 	"\t};\n";
 
-/* The variant option that adds the full id and timestamp. */
-#define LRB_TSDL_EXTENDED						\
-	"\t\t\tstruct {\n"						\
-	"\t\t\t\tuint32_t id;\n"					\
-	"\t\t\t\tuint64_clock_t timestamp;\n"				\
-	"\t\t\t} extended;\n"
-
 /* Text appended as snprintf() would: counted in full, stored while it fits. */
 struct lrb_tsdl {
 	char *out;
@@ -232,26 +225,127 @@ static void lrb_tsdl_event(struct lrb_tsdl *o, const struct lrb_event_desc *ev,
 	lrb_tsdl_add(o, "\t};\n};\n");
 }
 
+/* How the record header of @chan's stream is laid out in TSDL. */
+struct lrb_tsdl_hdr {
+	unsigned int id_bits;
+	unsigned long long id_max;
+	bool large;
+	bool ts_first;
+	bool has_skip;
+	unsigned int skip_bits;
+};
+
+static const char lrb_tabs[] = "\t\t\t\t\t\t\t\t";
+
+/* A skip record's selector: one bit of its count of words. */
+#define LRB_TSDL_BIT "enum : integer { size = 1; align = 1; signed = false; } { no = 0, yes = 1 }"
+
+static void lrb_tsdl_header(struct lrb_tsdl *o, const struct lrb_tsdl_hdr *h,
+			    int d, bool skip);
+
+/*
+ * The body of a skip record after its id: the count of 4-byte words
+ * skipped, as one 1-bit selector per bit, each choosing an array of as
+ * many words as the bit is worth or nothing (babeltrace2 decodes neither
+ * sequences nor dynamic lengths in a record header), then the header of
+ * the record that follows. The count's word is in the writer's order: the
+ * selectors start from its least significant bit in a little-endian trace,
+ * from its most significant one in a big-endian trace.
+ */
+static void lrb_tsdl_skip(struct lrb_tsdl *o, const struct lrb_tsdl_hdr *h,
+			  int d)
+{
+	unsigned int i, n = h->skip_bits;
+
+	if (LRB_TSDL_BIG_ENDIAN && n < 32)
+		lrb_tsdl_add(o, "%.*sinteger { size = %u; align = 1; signed = false; } zero;\n",
+			     d, lrb_tabs, 32 - n);
+	for (i = 0; i < n; i++)
+		lrb_tsdl_add(o, "%.*s" LRB_TSDL_BIT " s%u;\n", d, lrb_tabs,
+			     LRB_TSDL_BIG_ENDIAN ? n - 1 - i : i);
+	if (!LRB_TSDL_BIG_ENDIAN && n < 32)
+		lrb_tsdl_add(o, "%.*sinteger { size = %u; align = 1; signed = false; } zero;\n",
+			     d, lrb_tabs, 32 - n);
+	for (i = 0; i < n; i++) {
+		lrb_tsdl_add(o, "%.*svariant <s%u> { struct { } no; ", d,
+			     lrb_tabs, i);
+		lrb_tsdl_add(o, "struct { uint32_t w[%lu]; } yes; } a%u;\n",
+			     1UL << i, i);
+	}
+	lrb_tsdl_add(o, "%.*s", d, lrb_tabs);
+	lrb_tsdl_header(o, h, d, false);
+	lrb_tsdl_add(o, " h;\n");
+}
+
+/*
+ * A record header: the id and, in the compact layout, the timestamp bits
+ * (before the id in a big-endian trace: CTF packs bit fields from the top
+ * there), then a variant that adds the full id and timestamp in the
+ * extended form, or the skipped bytes and the next record's header in a
+ * skip record (@skip: not in that nested header, as skips never follow
+ * each other). Fields at indent @d + 1.
+ */
+static void lrb_tsdl_header(struct lrb_tsdl *o, const struct lrb_tsdl_hdr *h,
+			    int d, bool skip)
+{
+	const char *ts = h->large ? "" : "lrb_ts_t timestamp;\n";
+
+	d++;
+	lrb_tsdl_add(o, "struct {\n");
+	if (h->ts_first)
+		lrb_tsdl_add(o, "%.*s%s", d, lrb_tabs, ts);
+	lrb_tsdl_add(o, "%.*senum : integer { size = %u; align = %u; signed = false; } {\n",
+		     d, lrb_tabs, h->id_bits, h->ts_first ? 1 : 8);
+	lrb_tsdl_add(o, "%.*s\tcompact = 0 ... %llu,\n", d, lrb_tabs,
+		     h->id_max - 1 - h->has_skip);
+	if (skip && h->has_skip)
+		lrb_tsdl_add(o, "%.*s\tskip = %llu,\n", d, lrb_tabs,
+			     h->id_max - 1);
+	lrb_tsdl_add(o, "%.*s\textended = %llu,\n%.*s} id;\n", d, lrb_tabs,
+		     h->id_max, d, lrb_tabs);
+	if (!h->ts_first)
+		lrb_tsdl_add(o, "%.*s%s", d, lrb_tabs, ts);
+	lrb_tsdl_add(o, "%.*svariant <id> {\n%.*s\tstruct {\n", d, lrb_tabs, d,
+		     lrb_tabs);
+	if (h->large)
+		lrb_tsdl_add(o, "%.*s\t\tlrb_ts_t timestamp;\n", d, lrb_tabs);
+	lrb_tsdl_add(o, "%.*s\t} compact;\n", d, lrb_tabs);
+	if (skip && h->has_skip) {
+		lrb_tsdl_add(o, "%.*s\tstruct {\n", d, lrb_tabs);
+		lrb_tsdl_skip(o, h, d + 2);
+		lrb_tsdl_add(o, "%.*s\t} skip;\n", d, lrb_tabs);
+	}
+	lrb_tsdl_add(o, "%.*s\tstruct {\n%.*s\t\tuint32_t id;\n"
+		     "%.*s\t\tuint64_clock_t timestamp;\n%.*s\t} extended;\n",
+		     d, lrb_tabs, d, lrb_tabs, d, lrb_tabs, d, lrb_tabs);
+	lrb_tsdl_add(o, "%.*s} v;\n%.*s} align(32)", d, lrb_tabs, d - 1,
+		     lrb_tabs);
+}
+
 int lrb_metadata_format(const struct lrb_chan *chan,
 			const struct lrb_metadata_attr *attr, char *out,
 			unsigned long size)
 {
 	const struct lrb_config *cfg = chan->cfg;
-	unsigned int id_bits = 32 - cfg->tsc_bits;
-	unsigned long long id_max = (1ULL << id_bits) - 1;
-	unsigned int ts_bits = cfg->tsc_bits;
 	bool large = cfg->header == LRB_HEADER_LARGE;
-	/* the compact timestamp bits: after the id, or before it (be) */
-	const char *ts_field = large ? "" : "\t\tlrb_ts_t timestamp;\n";
-	bool ts_first = LRB_TSDL_BIG_ENDIAN && !large;
+	struct lrb_tsdl_hdr h = {
+		.id_bits = large ? 32 : 32 - cfg->tsc_bits,
+		.large = large,
+		.ts_first = LRB_TSDL_BIG_ENDIAN && !large,
+		.has_skip = large || cfg->tsc_bits < 31,
+	};
 	struct lrb_tsdl o = { .out = out, .size = size };
 	unsigned int i;
 
-	if (large) {
-		id_bits = 32;
-		id_max = LRB_LARGE_ID_EXTENDED;
-		ts_bits = 32;
-	}
+	h.id_max = (1ULL << h.id_bits) - 1;
+	/*
+	 * Bits of a skip's word count: below subbuf_size / 4; the largest
+	 * sub-buffer's for a channel described without its geometry (tools)
+	 */
+	h.skip_bits = chan->subbuf_order >= LRB_PAGE_SHIFT &&
+			      chan->subbuf_order <= __LRB_MAX_SUBBUF_ORDER ?
+			      chan->subbuf_order - 2 :
+			      __LRB_MAX_SUBBUF_ORDER - 2;
 	if (!lrb_events_ok(attr->events, attr->nr_events))
 		return -EINVAL;
 	lrb_tsdl_add(&o, "%sclock {\n"
@@ -271,27 +365,15 @@ int lrb_metadata_format(const struct lrb_chan *chan,
 		     "} := lrb_ts_t;\n\n"
 		     "stream {\n"
 		     "\tid = %u;\n"
-		     "\tevent.header := struct {\n"
-		     "%s\t\tenum : integer { size = %u; align = %u; signed = false; } {\n"
-		     "\t\t\tcompact = 0 ... %llu,\n"
-		     "\t\t\textended = %llu,\n"
-		     "\t\t} id;\n"
-		     "%s\t\tvariant <id> {\n"
-		     "%s" LRB_TSDL_EXTENDED
-		     "\t\t} v;\n"
-		     "\t} align(32);\n"
-		     "%s};\n",
+		     "\tevent.header := ",
 		     lrb_tsdl_types,
 		     (unsigned long long)attr->clock_freq,
 		     (long long)attr->clock_offset_s,
 		     (unsigned long long)attr->clock_offset,
-		     ts_bits, large ? 8 : 1,
-		     chan->stream_id, ts_first ? ts_field : "", id_bits,
-		     ts_first ? 1 : 8, id_max - 1, id_max,
-		     ts_first ? "" : ts_field,
-		     large ? "\t\t\tstruct {\n\t\t\t\tlrb_ts_t timestamp;\n\t\t\t} compact;\n" :
-			     "\t\t\tstruct {\n\t\t\t} compact;\n",
-		     lrb_tsdl_packet_context);
+		     large ? 32 : cfg->tsc_bits, large ? 8 : 1,
+		     chan->stream_id);
+	lrb_tsdl_header(&o, &h, 1, true);
+	lrb_tsdl_add(&o, ";\n%s};\n", lrb_tsdl_packet_context);
 	for (i = 0; i < attr->nr_events; i++)
 		lrb_tsdl_event(&o, attr->events[i], chan->stream_id);
 	return o.len;

@@ -418,8 +418,9 @@ static bool lrb_recover_packet(const struct lrb_rgeo *g, unsigned int b,
 			return false;
 		}
 	} else {
-		content = lrb_open_prefix(st, w, done, __lrb_pos_dist(p, mark),
-					  sb, &pk->cut);
+		/* with skips, one byte of the lap's first is not counted yet */
+		content = lrb_open_prefix(st, w, (done + 1) & ~3UL,
+					  __lrb_pos_dist(p, mark), sb, &pk->cut);
 		if (!content)
 			return false;
 	}

@@ -23,6 +23,8 @@ struct lrb_ctx;
  *	the sub-buffer's commit count
  * @__LRB_TEST_AFTER_COMMIT_ADD: lrb_commit() added to the commit count and
  *	has not delivered the sub-buffer yet (if its add completed it)
+ * @__LRB_TEST_BEFORE_DISCARD: lrb_discard() has not tried to take the
+ *	reservation back yet
  *
  * A file that defines __LRB_TEST_HOOKS and includes this header before the
  * lrb headers gets a call of __lrb_test_hook(), which it must define, at
@@ -33,6 +35,7 @@ enum __lrb_test_point {
 	__LRB_TEST_AFTER_CAS,
 	__LRB_TEST_BEFORE_COMMIT_ADD,
 	__LRB_TEST_AFTER_COMMIT_ADD,
+	__LRB_TEST_BEFORE_DISCARD,
 };
 
 #ifdef __LRB_TEST_HOOKS

@@ -61,6 +61,7 @@ struct lrb_record {
  * @pos: offset after the last record decoded (the next one starts at the
  *	next multiple of %LRB_RECORD_ALIGN)
  * @last_ts: timestamp of the previous record (or packet begin)
+ * @skipped: bytes of skip records passed over (discarded records)
  * @header: copy of the packet header, in this CPU's byte order
  * @swapped: the packet was written in the other byte order than this
  *	CPU's (record headers are converted; payloads are as written)
@@ -73,6 +74,7 @@ struct lrb_packet_iter {
 	unsigned long content;
 	unsigned long pos;
 	uint64_t last_ts;
+	unsigned long skipped;
 	struct lrb_packet_header header;
 	bool swapped;
 	const char *error;
@@ -116,6 +118,9 @@ int lrb_packet_open(struct lrb_packet_iter *it, const struct lrb_decoder *dec,
  * @rec: receives the record; its payload points into the packet
  *
  * Context: any context; does not sleep.
+ * Skip records (discarded records, see lrb_discard()) are passed over and
+ * counted in it->skipped, never returned.
+ *
  * Return: 1 with a record, 0 at the end of the packet content, or
  * -EBADMSG with it->error and it->error_offset describing the problem.
  * After an error the iterator stays at the bad record.

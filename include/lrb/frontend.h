@@ -86,6 +86,7 @@ void __lrb_write_slow(const struct lrb_chan *chan, void **pages,
 unsigned long __lrb_claim_slow(struct lrb_buf *buf, unsigned long idx,
 			       unsigned long lap);
 void __lrb_deliver(struct lrb_buf *buf, unsigned long begin);
+int __lrb_skip(struct lrb_ctx *ctx);
 int __lrb_nesting_exceeded(struct lrb_buf *buf);
 int __lrb_bad_cfg(const struct lrb_chan *chan, const char *caller);
 
@@ -112,15 +113,21 @@ static __always_inline uint32_t __lrb_compact_id_extended(const struct lrb_confi
 	return (1U << (32 - cfg->tsc_bits)) - 1;
 }
 
+/* The compact id of a skip record; ids from it on take the extended form. */
+static __always_inline uint32_t __lrb_compact_id_skip(const struct lrb_config *cfg)
+{
+	return __lrb_compact_id_extended(cfg) - (cfg->tsc_bits < 31);
+}
+
 /* Header bytes for event @id, @delta clock ticks after the last record. */
 static __always_inline uint32_t __lrb_header_len(const struct lrb_config *cfg, uint32_t id,
 						 uint64_t delta)
 {
 	if (cfg->header == LRB_HEADER_COMPACT) {
-		if (__lrb_likely(id < __lrb_compact_id_extended(cfg) &&
+		if (__lrb_likely(id < __lrb_compact_id_skip(cfg) &&
 				 !(delta >> cfg->tsc_bits)))
 			return LRB_COMPACT_HEADER_SIZE;
-	} else if (__lrb_likely(id != LRB_LARGE_ID_EXTENDED && !(delta >> 32))) {
+	} else if (__lrb_likely(id < LRB_LARGE_ID_SKIP && !(delta >> 32))) {
 		return LRB_LARGE_HEADER_SIZE;
 	}
 	return LRB_EXTENDED_HEADER_SIZE;
@@ -287,8 +294,8 @@ static __always_inline int __lrb_reserve_slow_copy(struct lrb_ctx *ctx)
  * @len: payload bytes, at least 1
  *
  * On success the record header is written, and the caller writes @len
- * payload bytes with lrb_write() and calls lrb_commit() (or
- * lrb_try_discard()). Until then the caller must not sleep; in the kernel
+ * payload bytes with lrb_write() and calls lrb_commit() (or lrb_discard()).
+ * Until then the caller must not sleep; in the kernel
  * preemption stays disabled.
  *
  * The record header takes %LRB_COMPACT_HEADER_SIZE bytes (compact layout)
@@ -430,7 +437,7 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	if (cfg->persistent)
 		__lrb_commit_mark(__lrb_per_cpu(cfg), buf, ctx->begin, cc);
 	__LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
-	if (__lrb_unlikely(__lrb_commit_done(chan, cc - ctx->full, 0)))
+	if (__lrb_unlikely(__lrb_commit_ends(chan, cc, ctx->full)))
 		__lrb_deliver(buf, ctx->begin);
 	__lrb_port_nesting_dec();
 	__lrb_port_writer_end();
@@ -461,6 +468,35 @@ static __always_inline int lrb_try_discard(const struct lrb_config *cfg,
 	__lrb_port_nesting_dec();
 	__lrb_port_writer_end();
 	return 0;
+}
+
+/**
+ * lrb_discard - drop a reservation instead of committing it
+ * @cfg: the client's constant configuration
+ * @ctx: the reservation
+ *
+ * The last reservation of the buffer is taken back, as lrb_try_discard()
+ * does. Any other becomes a skip record: readers (lrb's decoder, lrb-dump,
+ * babeltrace2) pass over it, and it counts neither as a record written nor
+ * as one lost. The skipped bytes stay in the packet until it is delivered,
+ * when the writer that completes it merges adjacent skip records into one
+ * and drops those that end the packet's content.
+ *
+ * Context: the reserving writer's; does not sleep.
+ * Return: 0 if the record is gone (do not commit it); -EBUSY, only for a
+ * reservation that is not the last one in a channel with the compact
+ * header layout and tsc_bits 31, whose 1-bit ids leave none for a skip
+ * record: the caller must then commit it.
+ */
+static __always_inline int lrb_discard(const struct lrb_config *cfg,
+				       struct lrb_ctx *ctx)
+{
+	__LRB_TEST_HOOK(BEFORE_DISCARD, ctx);
+	if (__lrb_likely(!lrb_try_discard(cfg, ctx)))
+		return 0;
+	if (cfg->header == LRB_HEADER_COMPACT && cfg->tsc_bits == 31)
+		return -EBUSY;
+	return __lrb_skip(ctx);
 }
 
 /**

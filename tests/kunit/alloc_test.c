@@ -72,9 +72,9 @@ static void alloc_fail_everywhere(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, leaks, 0UL,
 			    "first leak when allocation %ld failed", first_leak);
 	KUNIT_EXPECT_EQ(test, enomem, (unsigned long)n);
-	/* the channel, its buffer table, and per buffer 4 or 6 blocks + pages */
+	/* the channel, its buffer table, and per buffer 5 or 7 blocks + pages */
 	KUNIT_EXPECT_EQ(test, (unsigned long)n,
-			2 + nr_bufs * (nr_pages + 4 +
+			2 + nr_bufs * (nr_pages + 5 +
 				       2 * (cfg->mode == LRB_MODE_OVERWRITE)));
 	KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs() - base, n);
 	kunit_info(test, "%u buffers: %ld allocation points, all failed cleanly",
@@ -161,7 +161,7 @@ static void max_geometry(struct kunit *test)
 	if (!ret) {
 		KUNIT_EXPECT_EQ(test, 1UL << chan->num_subbuf_order, max_num);
 		KUNIT_EXPECT_EQ(test, __lrb_port_live_allocs() - before,
-				3L + 3 + (long)max_num);
+				3L + 4 + (long)max_num);
 		KUNIT_EXPECT_EQ(test, lrb_event_write(&cfg_dgc, chan, 1, &v, 8),
 				0);
 		lrb_channel_destroy(chan);

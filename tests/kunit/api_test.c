@@ -450,7 +450,10 @@ static void compact_layout(struct kunit *test)
 	lrb_reader_close(buf);
 }
 
-/* Large layout: 8-byte headers; id 0xFFFFFFFF needs the extended form. */
+/*
+ * Large layout: 8-byte headers; ids 0xFFFFFFFE (the skip record's) and
+ * 0xFFFFFFFF need the extended form.
+ */
 static void large_layout(struct kunit *test)
 {
 	struct lrbk_model *m = lrbk_model_new(test, 16, false);
@@ -471,7 +474,7 @@ static void large_layout(struct kunit *test)
 				0);
 	}
 	lrbk_tick(1);
-	KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgl, chan, 0xFFFFFFFEU, 8), 0);
+	KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgl, chan, 0xFFFFFFFDU, 8), 0);
 	lrbk_tick(1);
 	KUNIT_EXPECT_EQ(test, lrbk_write(m, &cfg_dgl, chan, 0xFFFFFFFFU, 8), 0);
 	lrb_positions(buf, &c, &p);
@@ -488,7 +491,7 @@ static void large_layout(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, w[3], i);
 	}
 	memcpy(w, data + 64 + 4 * 16, 16);
-	KUNIT_EXPECT_EQ(test, w[0], 0xFFFFFFFEU);
+	KUNIT_EXPECT_EQ(test, w[0], 0xFFFFFFFDU);
 	memcpy(w, data + 64 + 5 * 16, 24);
 	KUNIT_EXPECT_EQ(test, w[0], LRB_LARGE_ID_EXTENDED);
 	KUNIT_EXPECT_EQ(test, w[1], 0xFFFFFFFFU);
@@ -509,12 +512,16 @@ struct ext_step {
 	bool extended;
 };
 
-/* Compact, 27 bits: 2^27 ticks since the last record, or id 31, extend. */
+/*
+ * Compact, 27 bits: 2^27 ticks since the last record, or id 30 (the skip
+ * record's) or more, extend.
+ */
 static const struct ext_step ext_compact[] = {
 	{ 1, 0, false },		/* 1000 ticks after last_tsc = 0 */
 	{ 1, 1ULL << 27, true },
 	{ 2, (1ULL << 27) - 1, false },
-	{ 30, 1, false },
+	{ 29, 1, false },
+	{ 30, 1, true },
 	{ 31, 1, true },
 	{ 1000, 1, true },
 	{ 3, 0, false },
@@ -522,11 +529,16 @@ static const struct ext_step ext_compact[] = {
 	{ 5, 7, false },
 };
 
-/* Large: 2^32 ticks since the last record, or id 0xFFFFFFFF, extend. */
+/*
+ * Large: 2^32 ticks since the last record, or id 0xFFFFFFFE (the skip
+ * record's) or 0xFFFFFFFF, extend.
+ */
 static const struct ext_step ext_large[] = {
 	{ 1, 0, false },
 	{ 0xFFFFFFFE, 1ULL << 32, true },
 	{ 2, (1ULL << 32) - 1, false },
+	{ 0xFFFFFFFD, 1, false },
+	{ 0xFFFFFFFE, 1, true },
 	{ 0xFFFFFFFF, 1, true },
 	{ 3, 5, false },
 	{ 7, 3ULL << 33, true },
@@ -1724,14 +1736,15 @@ static void metadata_format(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, has(text, "stream {\n\tid = 7;\n"));
 	KUNIT_EXPECT_TRUE(test, has(text, "uint64_t events_discarded;"));
 	/*
-	 * compact, 27 timestamp bits: 5 id bits, 31 says extended; the id
+	 * compact, 27 timestamp bits: 5 id bits, 30 says skip, 31 extended; the id
 	 * comes first in a little-endian header, after the timestamp bits
 	 * (so unaligned) in a big-endian one
 	 */
 	KUNIT_EXPECT_TRUE(test, has(text, "size = 27; align = 1;"));
 	KUNIT_EXPECT_TRUE(test, has(text, le ? "integer { size = 5; align = 8;" :
 					   "integer { size = 5; align = 1;"));
-	KUNIT_EXPECT_TRUE(test, has(text, "compact = 0 ... 30,"));
+	KUNIT_EXPECT_TRUE(test, has(text, "compact = 0 ... 29,"));
+	KUNIT_EXPECT_TRUE(test, has(text, "skip = 30,"));
 	KUNIT_EXPECT_TRUE(test, has(text, "extended = 31,"));
 	KUNIT_EXPECT_EQ(test, strcmp(text + len - strlen(x_tsdl), x_tsdl), 0);
 
@@ -1743,7 +1756,8 @@ static void metadata_format(struct kunit *test)
 			llen);
 	KUNIT_EXPECT_TRUE(test, has(text, "size = 32; align = 8;"));
 	KUNIT_EXPECT_TRUE(test, has(text, "integer { size = 32; align = 8;"));
-	KUNIT_EXPECT_TRUE(test, has(text, "compact = 0 ... 4294967294,"));
+	KUNIT_EXPECT_TRUE(test, has(text, "compact = 0 ... 4294967293,"));
+	KUNIT_EXPECT_TRUE(test, has(text, "skip = 4294967294,"));
 	KUNIT_EXPECT_TRUE(test, has(text, "extended = 4294967295,"));
 
 	/* no events: the text ends with the stream */

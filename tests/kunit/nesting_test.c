@@ -45,7 +45,8 @@
  * @id: event id
  * @len: payload bytes
  * @seq: sequence number in its payload
- * @ret: what lrb_reserve() returned
+ * @ret: what lrb_reserve() returned; 1 if it succeeded and the record was
+ *	discarded
  * @depth: nesting depth of its writer (1: the outermost)
  * @ts: its timestamp
  * @begin: its position
@@ -75,6 +76,13 @@ struct recs {
 	int n;
 	u32 seq;
 };
+
+/*
+ * Nested writers discard their records instead of committing them, when
+ * set: lrb_discard() rewinds or skips, as their position in the buffer
+ * allows.
+ */
+static bool nested_discard;
 
 /* Payload scratch per nesting depth (writers of one depth never overlap). */
 static u8 payloads[LRB_MAX_NESTING + 3][PAYLOAD_MAX];
@@ -106,6 +114,10 @@ static int rec_write(struct recs *rs, int depth, u32 id, u32 len, u64 ts)
 	lrb_write(&ctx, payload, len);
 	r->ts = ctx.tsc;
 	r->begin = ctx.begin;
+	if (depth > 1 && READ_ONCE(nested_discard)) {
+		r->ret = 1;
+		return lrb_discard(rs->cfg, &ctx);
+	}
 	lrb_commit(rs->cfg, &ctx);
 	return 0;
 }
@@ -768,6 +780,168 @@ static void irq_nesting(struct kunit *test)
 }
 #endif
 
+/* ------------------------------------------------------------------ */
+/* Discards of any reservation (the BPF ring buffer selftests' orders). */
+
+/* The hook points a discarding writer passes. */
+static const enum __lrb_test_point discard_points[] = {
+	__LRB_TEST_AFTER_READ_POS, __LRB_TEST_AFTER_CAS,
+	__LRB_TEST_BEFORE_DISCARD,
+};
+
+static const char * const discard_point_names[] = {
+	"after_read_pos", "after_cas", "before_discard",
+};
+
+/* Every configuration at every point, nested writers committing or not. */
+static struct point_param discard_params[LRBK_NR_VARIANTS *
+					  ARRAY_SIZE(discard_points) * 2];
+
+static const void *discard_params_gen_params(const void *prev, char *desc)
+{
+	const struct point_param *pp = prev;
+	unsigned int np = ARRAY_SIZE(discard_points);
+	unsigned int i = pp ? pp - discard_params + 1 : 0;
+	char cfg[KUNIT_PARAM_DESC_SIZE];
+
+	if (i >= ARRAY_SIZE(discard_params))
+		return NULL;
+	discard_params[i].cfg = &lrbk_variants[i / (2 * np)];
+	discard_params[i].point = discard_points[(i / 2) % np];
+	lrbk_cfg_desc(discard_params[i].cfg, cfg);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s@%s%s", cfg,
+		 discard_point_names[(i / 2) % np],
+		 i % 2 ? "+discard" : "");
+	return &discard_params[i];
+}
+
+/*
+ * Reserve A, a nested writer writes B and B' (committed, or discarded in
+ * turn), A is discarded: at every point of A's reservation and discard
+ * where an NMI could land. A nested
+ * writer that reserved before A took its slot leaves A the last
+ * reservation, which lrb_discard() takes back; one after A makes A a skip
+ * record. Either way the records committed read back exactly, and neither
+ * the discarded records nor their bytes count as written or lost.
+ */
+static void hook_discard(struct kunit *test)
+{
+	const struct point_param *pp = test->param_value;
+	bool discard = (pp - discard_params) % 2;
+	struct lrb_buf_counters st;
+	struct nest_env e;
+	struct nrec *o;
+	struct lrb_ctx ctx;
+	unsigned long committed = 3;
+	int i;
+
+	env_init(test, &e, pp->cfg, 4, false);
+	env_prefill(test, &e, 3, 20);
+	e.p.point = pp->point;
+	e.p.from = 1;
+	e.p.to = 1;
+	e.p.nr = 2;
+	e.p.len = 24;
+	e.p.ts_base = 5000;
+	WRITE_ONCE(nested_discard, discard);
+	o = &e.rs->r[e.rs->n++];
+	o->seq = e.rs->seq++;
+	o->depth = 1;
+	o->id = OUTER_ID;
+	o->len = 40;
+	lrbk_set_clock(1000);
+	test_fill_payload(payloads[1], OUTER_ID, 40, o->seq);
+	WRITE_ONCE(armed, &e.p);
+	KUNIT_ASSERT_EQ(test, lrb_reserve(e.cfg, e.chan, &ctx, OUTER_ID, 40), 0);
+	lrb_write(&ctx, payloads[1], 40);
+	o->begin = ctx.begin;
+	o->ret = 1;
+	KUNIT_EXPECT_EQ(test, lrb_discard(e.cfg, &ctx), 0);
+	WRITE_ONCE(armed, NULL);
+	WRITE_ONCE(nested_discard, false);
+	KUNIT_EXPECT_EQ(test, e.p.fired, BIT(1));
+	for (i = 0; i < e.rs->n; i++)
+		if (!e.rs->r[i].ret)
+			committed++;
+	lrb_buf_stats(e.buf, &st);
+	KUNIT_EXPECT_EQ(test, st.records_written, (u64)committed);
+	lrbk_check_lost(test, e.buf, 0, 0, 0);
+	env_check_all(test, &e);
+	KUNIT_EXPECT_EQ(test, e.d.records, committed);
+}
+
+/*
+ * Three reservations A, B, C on one CPU, finished in every order, each
+ * committed or discarded: 48 cases, in record sizes that move the three
+ * across packet boundaries, so that skip records also open and end
+ * packets. Every committed record reads back, in buffer order, and
+ * nothing else does.
+ */
+static void discard_orders(struct kunit *test)
+{
+	static const u8 perms[6][3] = {
+		{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+		{ 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
+	};
+	const struct lrb_config *cfg = test->param_value;
+	struct lrb_buf_counters st;
+	struct lrb_ctx c[3];
+	struct nest_env e;
+	unsigned long committed = 0, skips = 0;
+	unsigned int round, order, mask, k, seq[3];
+	u32 id[3], len[3];
+
+	env_init(test, &e, cfg, 8, false);
+	lrbk_set_clock(100);
+	for (round = 0; round < 3; round++) {
+		for (order = 0; order < 6; order++) {
+			for (mask = 0; mask < 8; mask++) {
+				for (k = 0; k < 3; k++) {
+					/* now and then the smallest slot */
+					id[k] = (mask + k) % 4 ? 9 + k :
+						TEST_ID_FIXED_MIN;
+					len[k] = (mask + k) % 4 ?
+						 8 + (round * 997 + order * 131 +
+						      mask * 37 + k * 301) % 700 : 1;
+					lrbk_tick(3);
+					KUNIT_ASSERT_EQ(test,
+							lrbk_reserve_rec(e.m, cfg, e.chan,
+									 &c[k], id[k], len[k]), 0);
+					seq[k] = e.m->seq - 1;
+				}
+				for (k = 0; k < 3; k++) {
+					unsigned int w = perms[order][k];
+
+					if (mask & BIT(w)) {
+						KUNIT_EXPECT_EQ(test, lrb_discard(cfg, &c[w]), 0);
+						/* not the last one left: a skip */
+						skips += w < 2 && !(mask & BIT(w + 1)) ? 1 : 0;
+					} else {
+						lrb_commit(cfg, &c[w]);
+					}
+				}
+				for (k = 0; k < 3; k++) {
+					if (mask & BIT(k))
+						continue;
+					lrbk_model_add(e.m, id[k], len[k], seq[k],
+						       c[k].tsc);
+					committed++;
+				}
+				lrbk_drain_all(&e.d);
+			}
+		}
+	}
+	lrb_buf_stats(e.buf, &st);
+	KUNIT_EXPECT_EQ(test, st.records_written, (u64)committed);
+	lrbk_check_lost(test, e.buf, 0, 0, 0);
+	lrb_buf_flush(e.buf);
+	lrbk_drain_all(&e.d);
+	KUNIT_EXPECT_EQ(test, e.m->next, e.m->n);
+	KUNIT_EXPECT_EQ(test, e.d.records, committed);
+	KUNIT_EXPECT_GT(test, skips, 0UL);
+	lrb_reader_close(e.buf);
+}
+
 static int lrb_nesting_init(struct kunit *test)
 {
 	lrbk_pin();
@@ -778,6 +952,7 @@ static int lrb_nesting_init(struct kunit *test)
 static void lrb_nesting_exit(struct kunit *test)
 {
 	WRITE_ONCE(armed, NULL);
+	WRITE_ONCE(nested_discard, false);
 }
 
 static struct kunit_case lrb_nesting_cases[] = {
@@ -788,6 +963,8 @@ static struct kunit_case lrb_nesting_cases[] = {
 	KUNIT_CASE_PARAM(hook_nested_switch, point_params_gen_params),
 	KUNIT_CASE_PARAM(hook_nesting_limit, point_params_gen_params),
 	KUNIT_CASE_PARAM(late_delivery, variants_gen_params),
+	KUNIT_CASE_PARAM(hook_discard, discard_params_gen_params),
+	KUNIT_CASE_PARAM(discard_orders, variants_gen_params),
 	{}
 };
 

@@ -11,6 +11,8 @@
  *   discard channel: a reader takes exactly the packets recovery kept,
  *   byte for byte as lrb_recovery_copy() hands them out, their records
  *   the newest ones without a gap, and the buffer's stats count them;
+ *   records discarded after a later one was reserved (lrb_discard()) are
+ *   skip records there, which neither recovery nor the reader shows;
  * - lrb_region_release(): a released region holds nothing to recover.
  */
 #include "lrb_kunit.h"
@@ -136,10 +138,13 @@ static void region_attr(struct kunit *test, struct lrb_chan_attr *attr)
 				~(PAGE_SIZE - 1));
 }
 
-/* Records of one loaded packet: payloads intact, seq following @next. */
+/*
+ * Records of one loaded packet: payloads intact, seq following @next;
+ * bytes of skip records added to @skipped.
+ */
 static void check_records(struct kunit *test, const struct lrb_decoder *dec,
 			  const u8 *pkt, unsigned long size, u64 *next,
-			  unsigned long *records)
+			  unsigned long *records, unsigned long *skipped)
 {
 	struct lrb_packet_iter it;
 	struct lrb_record rec;
@@ -169,18 +174,20 @@ static void check_records(struct kunit *test, const struct lrb_decoder *dec,
 		(*records)++;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "decode: %s", it.error);
+	*skipped += it.skipped;
 }
 
 static void region_load(struct kunit *test)
 {
 	const u64 total = 4000;
-	unsigned long records = 0, packets = 0, kept = 0;
+	unsigned long records = 0, packets = 0, kept = 0, skipped = 0;
 	struct lrb_buf_counters st;
 	struct lrb_chan_attr attr;
 	struct lrb_recovery *rec;
 	struct lrb_chan *chan, *ld;
 	struct lrb_subbuf sb;
 	struct lrb_buf *buf;
+	struct lrb_ctx ctx;
 	const char *why;
 	unsigned int cpu, b, i;
 	u64 seq, next = 0;
@@ -189,7 +196,7 @@ static void region_load(struct kunit *test)
 
 	cpu = lrbk_pin();
 	region_attr(test, &attr);
-	data = kunit_kzalloc(test, 256, GFP_KERNEL);
+	data = kunit_kzalloc(test, LRBK_LEN(97), GFP_KERNEL);
 	pkt = kunit_kzalloc(test, SB, GFP_KERNEL);
 	want = kunit_kzalloc(test, SB, GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, data && pkt && want);
@@ -199,10 +206,20 @@ static void region_load(struct kunit *test)
 		for (i = 0; i < len_of(seq); i++)
 			data[i] = byte_of(seq, i);
 		lrbk_tick(10);
+		/* one in 8 after a record reserved, to discard (bad bytes) */
+		if (seq % 8 == 1) {
+			KUNIT_ASSERT_EQ(test,
+					lrb_reserve(&persist_cfg, chan, &ctx, 5,
+						    len_of(seq) + 1),
+					0);
+			lrb_write(&ctx, data, len_of(seq) + 1);
+		}
 		KUNIT_ASSERT_EQ(test,
 				lrb_write_lrbk_persist(&persist_cfg, chan, seq,
 						       len_of(seq), data, NAME),
 				0);
+		if (seq % 8 == 1)
+			KUNIT_ASSERT_EQ(test, lrb_discard(&persist_cfg, &ctx), 0);
 	}
 	lrb_channel_flush(chan);
 	lrb_channel_destroy(chan);
@@ -244,7 +261,8 @@ static void region_load(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, memcmp(pkt, want, len), 0,
 				    "packet %lu differs from the recovered one",
 				    packets);
-		check_records(test, &rec->dec, pkt, len, &next, &records);
+		check_records(test, &rec->dec, pkt, len, &next, &records,
+			      &skipped);
 		KUNIT_ASSERT_EQ(test, lrb_put_subbuf(buf, &sb), 0);
 		packets++;
 	}
@@ -254,6 +272,7 @@ static void region_load(struct kunit *test)
 	/* the newest records, up to the last one written */
 	KUNIT_EXPECT_EQ(test, next, total);
 	KUNIT_EXPECT_GT(test, records, 0UL);
+	KUNIT_EXPECT_GT(test, skipped, 0UL);
 	lrb_buf_stats(buf, &st);
 	KUNIT_EXPECT_EQ(test, st.records_written, (u64)records);
 	for (b = 0; b < rec->nr_bufs; b++)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # lrb-dump --recover: the file a persistent channel leaves behind when its
 # process is SIGKILLed (tests/user/persist --leave) becomes a trace that
-# babeltrace2 and lrb-dump read: every record recovery kept, the discarded
+# babeltrace2 and lrb-dump read: every record recovery kept and no skip
+# record (its writers discard records others reserved after), the discarded
 # events its packets count (a last round writes a file with losses between
 # its packets: persist --leave-lossy; babeltrace2 must report exactly the
 # records the writers lost between them, none of the overwritten ones,
@@ -31,6 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 CHECK_NAME=test-recover
 . tests/common/check.sh
 
+skipped_all=0
 for r in $(seq "$rounds") lossy untrusted trailing; do
 	file=$tmp/region.$r
 	trace=$tmp/trace.$r
@@ -38,15 +40,17 @@ for r in $(seq "$rounds") lossy untrusted trailing; do
 	[ "$r" = lossy ] && leave=--leave-lossy
 	[ "$r" = untrusted ] && leave=--leave-untrusted
 	[ "$r" = trailing ] && leave=--leave-trailing
-	# "records R packets P discarded D expect E", as lib/region.c
-	# recovered them (E: as the writers counted them, where known)
+	# "records R packets P discarded D expect E skipped S", as
+	# lib/region.c recovered them (E: as the writers counted them, where
+	# known; S: bytes of skip records)
 	if ! line=$(build/rel/tests/persist $leave "$file"); then
 		check "round $r: a killed writer left a file" false
 		continue
 	fi
-	read -r _ records _ packets _ discarded _ expect <<<"$line"
+	read -r _ records _ packets _ discarded _ expect _ skipped <<<"$line"
 	check "round $r: recovery counts the $expect records the writers lost between packets (got $discarded)" \
 		test "$discarded" = "$expect"
+	skipped_all=$((skipped_all + skipped))
 	check "round $r: lrb-dump --recover" \
 		"$dump" --recover "$file" "$trace" 2>"$tmp/recover.err"
 	babeltrace2 "$trace" >"$tmp/bt.out" 2>"$tmp/bt.err"
@@ -68,8 +72,9 @@ for r in $(seq "$rounds") lossy untrusted trailing; do
 		grep -q 'loss counter overwrite untrusted' "$tmp/recover.err"
 	[ "$r" = trailing ] && check "round $r: the 2 bytes cut are counted" \
 		grep -q 'dropped (header): 0 packets, 0 records, 2 bytes' "$tmp/recover.err"
-	echo "round $r: $records records in $packets packets recovered, $discarded discarded between them"
+	echo "round $r: $records records in $packets packets recovered, $discarded discarded between them, $skipped bytes of skip records"
 done
+check "skip records in the traces ($skipped_all bytes)" test "$skipped_all" -gt 0
 
 head -c 1048576 /dev/urandom >"$tmp/random"
 check "random bytes refused" \

@@ -71,6 +71,7 @@ struct expect {
 	u32 seq[4096];
 	u64 ts[4096];
 	unsigned long lost;
+	unsigned long skipped;
 	unsigned long packets;
 	u64 first_seq;
 	u64 last_seq;
@@ -139,6 +140,7 @@ static void drain(struct lrb_chan *chan, struct lrb_buf *buf, FILE *f,
 			e->ts[e->n++] = p.ts;
 		}
 		CHECK(!it.error);
+		e->skipped += it.skipped;
 		CHECK_EQ(lrb_put_subbuf(buf, &sb), 0);
 	}
 }
@@ -279,6 +281,121 @@ static void check_babeltrace(const char *trace, const struct expect *e)
 	CHECK_EQ(packets, e->last_seq - e->first_seq + 1 - e->packets);
 }
 
+/* Reserve record @seq of event "small" at the current time. */
+static void reserve_small(const struct lrb_config *cfg, struct lrb_chan *chan,
+			  struct lrb_ctx *ctx, u32 seq)
+{
+	struct payload p = { .seq = seq };
+
+	now += 7;
+	p.ts = now;
+	/* nothing can fail: the test drains after every pattern */
+	if (lrb_reserve(cfg, chan, ctx, EV_SMALL, SMALL_LEN)) {
+		fprintf(stderr, "unit_ctf: %s: record %u refused\n", test_current,
+			seq);
+		exit(1);
+	}
+	lrb_write(ctx, &p, SMALL_LEN);
+}
+
+/*
+ * Records discarded after a later record was reserved become skip records:
+ * alone or several in a row, first in a packet (right after a flush),
+ * between records, and ending a packet (the flush closes the packet while
+ * they are reserved). Neither babeltrace2 nor lrb-dump may show them, nor
+ * count them as discarded; the records committed read back exactly.
+ */
+static void run_skips(const char *name, const struct lrb_config *cfg)
+{
+	struct lrb_chan_attr attr = {
+		.subbuf_size = 4096, .num_subbuf = 4, .nr_cpus = 1,
+		.stream_id = 5,
+	};
+	static struct expect e;
+	static u32 committed[4096];
+	unsigned long nc = 0;
+	char trace[128], path[160];
+	struct lrb_buf_counters st;
+	struct lrb_ctx c[3];
+	struct lrb_chan *chan;
+	struct lrb_buf *buf;
+	unsigned int i, k;
+	u32 seq = 1;
+	FILE *f;
+
+	test_current = name;
+	memset(&e, 0, sizeof(e));
+	now = 1000;
+	snprintf(trace, sizeof(trace), "%s/%s", dir, name);
+	REQUIRE(!mkdir(trace, 0755));
+	REQUIRE(!lrb_channel_create(cfg, &attr, &chan));
+	buf = lrb_channel_nth_buf(chan, 0);
+	REQUIRE(!lrb_reader_open(buf));
+	snprintf(path, sizeof(path), "%s/stream_0", trace);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	for (i = 0; i < 600; i++) {
+		unsigned int pattern = i % 6;
+
+		/* a record first in its packet */
+		if (!pattern)
+			lrb_buf_flush(buf);
+		for (k = 0; k < 3; k++)
+			reserve_small(cfg, chan, &c[k], seq + k);
+		/* patterns 0-2 start a packet, 3-5 end one */
+		if (pattern == 3 || pattern == 4 || pattern == 5)
+			lrb_buf_flush(buf);
+		switch (pattern) {
+		case 0: case 3:	/* first (or last) alone */
+			CHECK_EQ(lrb_discard(cfg, &c[0]), 0);
+			lrb_commit(cfg, &c[1]);
+			lrb_commit(cfg, &c[2]);
+			committed[nc++] = seq + 1;
+			committed[nc++] = seq + 2;
+			break;
+		case 1: case 4:	/* two in a row, then a record (or the end) */
+			lrb_commit(cfg, &c[0]);
+			CHECK_EQ(lrb_discard(cfg, &c[2]), 0);
+			CHECK_EQ(lrb_discard(cfg, &c[1]), 0);
+			committed[nc++] = seq;
+			break;
+		default:	/* all three, in the middle (or to the end) */
+			CHECK_EQ(lrb_discard(cfg, &c[1]), 0);
+			CHECK_EQ(lrb_discard(cfg, &c[0]), 0);
+			CHECK_EQ(lrb_discard(cfg, &c[2]), 0);
+			reserve_small(cfg, chan, &c[0], seq + 3);
+			lrb_commit(cfg, &c[0]);
+			committed[nc++] = seq + 3;
+			break;
+		}
+		/* no multiple of 5: those are "big" events in check_event() */
+		seq += 5;
+		/* a flush closes a packet: make room for the next ones */
+		drain(chan, buf, f, &e);
+	}
+	lrb_buf_flush(buf);
+	drain(chan, buf, f, &e);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/metadata", trace);
+	write_metadata(chan, path);
+	lrb_buf_stats(buf, &st);
+	e.lost = lrb_buf_lost(buf);
+	CHECK_EQ(e.lost, 0);
+	CHECK_EQ(st.records_written, nc);
+	CHECK_EQ(e.n, nc);
+	for (i = 0; i < nc && i < e.n; i++)
+		if (e.seq[i] != committed[i]) {
+			CHECK_EQ(e.seq[i], committed[i]);
+			break;
+		}
+	CHECK(e.skipped > 0);
+	check_babeltrace(trace, &e);
+	if (lrb_dump)
+		check_lrb_dump(trace, &e);
+	lrb_reader_close(buf);
+	lrb_channel_destroy(chan);
+}
+
 /*
  * Write @nr records with a reader that drains only every @drain_every,
  * so that a small buffer loses some, then check the trace.
@@ -361,6 +478,8 @@ int main(int argc, char **argv)
 	}
 	run_trace("compact-discard", &cfg_compact_discard, 3000, 1500);
 	run_trace("large-overwrite", &cfg_large_overwrite, 3000, 1500);
+	run_skips("compact-skips", &cfg_compact_discard);
+	run_skips("large-skips", &cfg_large_overwrite);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ret = system(cmd);
 	(void)ret;

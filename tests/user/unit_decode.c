@@ -60,13 +60,17 @@ static u32 ext_id_of(enum lrb_header_layout layout, unsigned int bits)
 	return LRB_LARGE_ID_EXTENDED;
 }
 
-/* Whether the writer rules demand the extended form. */
+/*
+ * Whether the writer rules demand the extended form: the skip record's id
+ * (all ones but the lowest bit) and the extended one do not fit.
+ */
 static bool needs_ext(enum lrb_header_layout layout, unsigned int bits,
 		      u32 id, u64 delta)
 {
 	if (layout == LRB_HEADER_COMPACT)
-		return id >= ext_id_of(layout, bits) || (delta >> bits);
-	return id == LRB_LARGE_ID_EXTENDED || (delta >> 32);
+		return id >= ext_id_of(layout, bits) - (bits < 31) ||
+		       (delta >> bits);
+	return id >= LRB_LARGE_ID_SKIP || (delta >> 32);
 }
 
 static void pk_init(struct pk *p, enum lrb_header_layout layout,
@@ -269,7 +273,8 @@ static void build_compact27(struct pk *p)
 	pk_add(p, 1, t, 8, false);		/* delta 0 from begin */
 	pk_add(p, 0, t + 1, 4, false);		/* low bits wrap to 0 */
 	t += 9;
-	pk_add(p, 30, t, 12, false);		/* largest compact id */
+	pk_add(p, 29, t, 12, false);		/* largest compact id */
+	pk_add(p, 30, t, 12, false);		/* the skip id: ext */
 	pk_add(p, 31, t, 9, false);		/* id field all ones: ext */
 	pk_add(p, 32, t, 10, false);
 	pk_add(p, 1000, t + 1, 11, false);
@@ -304,7 +309,7 @@ static void test_hand_compact(void)
 	build_compact27(p);
 	for (i = 0; i < p->n; i++)
 		ext += p->r[i].ext;
-	CHECK_EQ(ext, 8);
+	CHECK_EQ(ext, 9);
 	CHECK(!p->r[1].ext);
 	pk_finish(p, p->pos);
 	expect_records_exact(p);
@@ -324,7 +329,7 @@ static void test_hand_large(void)
 	pk_add(p, 31, t + 0x20, 8, false);	/* low 32 bits wrap */
 	t += 0x20;
 	pk_add(p, 1000000, t, 5, false);
-	pk_add(p, 0xFFFFFFFEU, t, 7, false);	/* largest plain id */
+	pk_add(p, 0xFFFFFFFDU, t, 7, false);	/* largest plain id */
 	pk_add(p, 0xFFFFFFFFU, t, 9, false);	/* needs extended */
 	t += 0xFFFFFFFFULL;
 	pk_add(p, 1, t, 8, false);		/* largest plain delta */
@@ -362,7 +367,8 @@ static void test_hand_bits(void)
 		pk_add(p, 0, t, 8, false);
 		pk_add(p, 0, t + 1, 8, false);		/* wraps */
 		t += 1;
-		id = safe_id(ext - 1);
+		/* the largest compact id: below the skip id */
+		id = safe_id(ext - 1 - (bits[b] < 31));
 		pk_add(p, id, t + span - 1, len_for(id, 8), false);
 		t += span - 1;
 		pk_add(p, ext, t, 8, false);

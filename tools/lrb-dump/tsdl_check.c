@@ -112,12 +112,18 @@ static bool is_uint(const struct tsdl *p, const struct dump_type *t,
  * is in the low bits of the 32-bit word, so a big-endian trace declares
  * the timestamp first (CTF packs its bit fields from the top);
  * large: enum id of 32 bits, variant v with the timestamp in "compact".
- * Both extended forms hold a 32-bit id and a 64-bit timestamp.
+ * Both extended forms hold a 32-bit id and a 64-bit timestamp. The id one
+ * below the extended one is the skip record's ("skip", absent only from a
+ * compact header of 1 id bit), whose option ends with the header of the
+ * record after it; the decoder passes over skip records by their count of
+ * words (lrb_abi.h), so that option's other fields are not checked here.
  */
 static void check_event_header(struct tsdl *p, struct dump_stream_class *sc,
 			       const struct dump_type *h, unsigned int line)
 {
 	const struct dump_field *id, *ts, *v, *compact, *ext, *ext_id, *ext_ts;
+	const struct dump_field *skip;
+	unsigned int nr;
 	const struct dump_clock *clock;
 	unsigned long long max;
 	unsigned int s, i;
@@ -136,28 +142,35 @@ static void check_event_header(struct tsdl *p, struct dump_stream_class *sc,
 		       h->fields != id || (ts && ts != &h->fields[1]))
 		goto bad;
 	s = id->type->size;
+	/* compact, skip (if the id has 2 bits or more) and extended */
+	nr = s > 1 ? 3 : 2;
 	if (id->type->kind != DUMP_ENUM || id->type->sign || s > 32 ||
-	    id->type->nr_entries != 2 || id->type->align > 32 ||
+	    id->type->nr_entries != nr || id->type->align > 32 ||
 	    !trace_order(p, id->type))
 		goto bad;
 	max = (1ULL << s) - 1;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < nr; i++) {
 		const struct dump_enum_entry *e = &id->type->entries[i];
-		bool is_ext = !strcmp(e->label, "extended");
+		long long lo = i == nr - 1 ? (long long)max :
+			       i ? (long long)max - 1 : 0;
+		long long hi = i ? lo : (long long)max - nr + 1;
+		const char *label = i == nr - 1 ? "extended" :
+				    i ? "skip" : "compact";
 
-		if (!is_ext && strcmp(e->label, "compact"))
-			goto bad;
-		if (is_ext ? (e->lo != (long long)max || e->hi != (long long)max) :
-			     (e->lo != 0 || e->hi != (long long)max - 1))
+		if (strcmp(e->label, label) || e->lo != lo || e->hi != hi)
 			goto bad;
 	}
-	if (!strcmp(id->type->entries[0].label, id->type->entries[1].label))
-		goto bad;
 	if (v->type->kind != DUMP_VARIANT || strcmp(v->type->tag, "id") ||
-	    v->type->nr_fields != 2)
+	    v->type->nr_fields != nr)
 		goto bad;
 	compact = field(v->type, "compact");
 	ext = field(v->type, "extended");
+	skip = field(v->type, "skip");
+	if (nr == 3 && (!skip || skip->type->kind != DUMP_STRUCT ||
+			!skip->type->nr_fields ||
+			strcmp(skip->type->fields[skip->type->nr_fields - 1].name, "h") ||
+			skip->type->fields[skip->type->nr_fields - 1].type->kind != DUMP_STRUCT))
+		goto bad;
 	if (!compact || !ext || compact->type->kind != DUMP_STRUCT ||
 	    ext->type->kind != DUMP_STRUCT || ext->type->nr_fields != 2 ||
 	    ext->type->align > 32 || compact->type->align > 32)

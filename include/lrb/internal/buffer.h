@@ -88,6 +88,8 @@ static __always_inline bool __lrb_pos_before(unsigned long a, unsigned long b)
  * @wsb: overwrite mode: per sub-buffer, slot, noref flag and lap
  * @mark: persistent channels: per sub-buffer, the commit mark (a position
  *	up to which every byte of its lap is committed; __lrb_commit_mark())
+ * @skips: per sub-buffer, the list of records skipped in its current lap:
+ *	the offset of the last one pushed, 0 if none (see __lrb_skip())
  * @region_lost: persistent channels: the loss counters in the region
  * @region_closing: persistent channels: per sub-buffer, the closing count
  *	in the region (the overwrite part of its last events_discarded)
@@ -123,6 +125,7 @@ struct lrb_buf {
 	union __lrb_v *records;
 	struct __lrb_atomic *wsb;
 	union __lrb_v *mark;
+	union __lrb_v *skips;
 	union __lrb_v *region_lost;
 	unsigned long *region_closing;
 	void **pages;
@@ -240,6 +243,21 @@ static __always_inline bool __lrb_commit_done(const struct lrb_chan *chan,
 	unsigned long mask = __LRB_POS_MASK >> chan->num_subbuf_order;
 
 	return ((cc - (lap << chan->subbuf_order)) & mask) == 0;
+}
+
+/*
+ * Is a sub-buffer complete but for its skipped records' merge? Every commit
+ * adds a multiple of 4 bytes, except the first skipped record of a lap,
+ * which holds one byte back: a commit count 1 short of @full (the count
+ * of the slot once its lap is complete, as in struct lrb_ctx) then tells
+ * the writer whose add brought it there that every other writer of the
+ * lap is done, and that it must merge the skipped records before adding
+ * the last byte (__lrb_deliver()).
+ */
+static __always_inline bool __lrb_commit_ends(const struct lrb_chan *chan,
+					      unsigned long cc, unsigned long full)
+{
+	return __lrb_commit_done(chan, ((cc + 1) & ~3UL) - full, 0);
 }
 
 /*

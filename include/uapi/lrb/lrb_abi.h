@@ -76,6 +76,20 @@ struct lrb_packet_header {
 #define LRB_EXTENDED_HEADER_SIZE 16U
 #define LRB_LARGE_ID_EXTENDED 0xFFFFFFFFU
 
+/*
+ * Skip record: bytes that hold no event (records discarded after a later
+ * record was reserved), which readers pass over. Its header is 8 bytes: a
+ * record header word whose id field is the skip id (compact: all ones but
+ * the lowest bit, with the timestamp bits of the record that follows the
+ * skip; large: %LRB_LARGE_ID_SKIP), then a 32-bit count of the 4-byte words
+ * skipped after the header. A record, never a skip, follows a skip record:
+ * CTF describes the skip as the first part of that record's header. A
+ * packet's content never ends with a skip record. The compact layout has a
+ * skip id only with tsc_bits of 30 or less.
+ */
+#define LRB_SKIP_HEADER_SIZE 8U
+#define LRB_LARGE_ID_SKIP 0xFFFFFFFEU
+
 /**
  * struct lrb_extended_header - tail of an extended record header
  * @id: full event id
