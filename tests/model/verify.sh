@@ -55,6 +55,7 @@ runs=(
 	"overwrite, flush, snapshot reader|safety|-DOVERWRITE -DNI=1 -DSNAPSHOT|"
 	"overwrite, flush, snapshot reader|livelock|-DOVERWRITE -DNI=1 -DSNAPSHOT|"
 	"discard, task + interrupt + CPU 1|safety|-DREMOTE -DNT=1 -DNI=1 -DNR=1 -DNFLUSH=0 -DDISCARDERS=1|"
+	"skips of two writers, clock from 0|safety|-DREMOTE -DNT=1 -DNI=1 -DNR=1 -DNFLUSH=0 -DDISCARDERS=5 -DCLOCK0|"
 	"discard, task + CPU 1, timer flush|safety|-DREMOTE -DNT=1 -DNI=0 -DNR=1 -DDISCARDERS=3|"
 	"discard, task + CPU 1, timer flush|livelock|-DREMOTE -DNT=1 -DNI=0 -DNR=1 -DDISCARDERS=3|"
 	"overwrite, task + CPU 1|safety|-DOVERWRITE -DREMOTE -DNT=1 -DNI=0 -DNR=2 -DNFLUSH=0 -DDISCARDERS=1|"
