@@ -47,6 +47,9 @@
  *   -DBAD_WRITER_WAITS   a writer retries, instead of counting a loss,
  *                        until the sub-buffer it needs is free
  *   -DBAD_WRITER_BLOCKS  a writer blocks until the reader frees space
+ *   -DBAD_SKIP_NO_HOLD   the first skip of a lap commits all its bytes
+ *   -DBAD_SKIP_HOLD_EACH every skip holds a byte back, not the first only
+ *   -DBAD_SKIP_LATE_MERGE __lrb_deliver() adds the last byte, then merges
  */
 
 /* Geometry: NSB sub-buffers of S units; positions stay below 64. */
@@ -426,9 +429,15 @@ inline __lrb_deliver(p)
 {
 	if
 	:: commit[IDX(p)] & 3 ->
+#ifndef BAD_SKIP_LATE_MERGE
 		lrb_merge_skips(p);
 		skips[IDX(p)] = 0;
 		commit[IDX(p)] = commit[IDX(p)] + 1
+#else
+		commit[IDX(p)] = commit[IDX(p)] + 1;
+		lrb_merge_skips(p);
+		skips[IDX(p)] = 0
+#endif
 	:: else
 	fi;
 #ifdef OVERWRITE
@@ -813,7 +822,13 @@ inline lrb_try_discard()
  * the head), and commit its bytes, but for one byte if the list was
  * empty: the lap's first skip holds it back for the deliverer.
  */
+#if defined(BAD_SKIP_NO_HOLD)
+#define HOLD(head)	0
+#elif defined(BAD_SKIP_HOLD_EACH)
+#define HOLD(head)	1
+#else
 #define HOLD(head)	((head) == 0 -> 1 : 0)
+#endif
 inline __lrb_skip()
 {
 	nx = skips[IDX(begin)];

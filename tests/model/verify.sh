@@ -70,6 +70,10 @@ runs=(
 	"BAD_NO_FULL_CHECK|bad|-DBAD_NO_FULL_CHECK|writer_owns_pages"
 	"BAD_WRITER_WAITS|bad-livelock|-DBAD_WRITER_WAITS|non-progress cycle"
 	"BAD_WRITER_BLOCKS|bad|-DBAD_WRITER_BLOCKS|invalid end state"
+	"BAD_SKIP_NO_HOLD discard|bad|-DBAD_SKIP_NO_HOLD|skips_merged|skip_list_exact"
+	"BAD_SKIP_NO_HOLD overwrite|bad|-DOVERWRITE -DNFLUSH=0 -DBAD_SKIP_NO_HOLD|skips_merged|skip_list_exact"
+	"BAD_SKIP_LATE_MERGE|bad|-DBAD_SKIP_LATE_MERGE|skips_merged|skips_cover_exactly|writer_owns_pages"
+	"BAD_SKIP_HOLD_EACH, CPU 1|bad|-DREMOTE -DNT=1 -DNI=1 -DNR=1 -DNFLUSH=0 -DDISCARDERS=5 -DCLOCK0 -DBAD_SKIP_HOLD_EACH|accounting_exact|loss_as_documented"
 )
 
 # run_one I: search run I in $out/I/ and leave its one-line verdict ("ok
