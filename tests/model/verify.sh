@@ -6,7 +6,7 @@
 #   tests/model/verify.sh [-j JOBS]      (make verify)
 #
 # JOBS searches run at once: by default as many as there are CPUs and
-# 2 GB of available memory (the largest search takes 1.8 GB).
+# 2 GB of available memory (the largest search takes 1.6 GB).
 #
 # Every good configuration is searched exhaustively: "safety" runs check
 # the assertions and that no state is stuck (deadlock), "livelock" runs
