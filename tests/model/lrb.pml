@@ -4,8 +4,8 @@
  * Spin model of lrb's write and read protocol: reserve (fast and slow
  * path), write, commit, discard (the rewind of the last reservation, or a
  * skip record and its merge at delivery), the sub-buffer switch, flush,
- * and the reader's take and release, in discard or overwrite mode. Each inline is
- * named after the C function it stands for; Documentation/design.rst
+ * and the reader's take and release, in discard or overwrite mode. Each
+ * inline is named after the C function it stands for; Documentation/design.rst
  * ("The spin model") maps them to the code. tests/model/verify.sh runs
  * every configuration; by hand:
  *
@@ -188,9 +188,7 @@ byte skipped_units[NSEQ];	/* units of skipped records, per packet */
  * are renamed to the smallest values keeping both: runs that differ only
  * in how far the clock went make one state.
  */
-#ifndef TSC_BITS
 #define TSC_BITS	1
-#endif
 #define CAP		(1 << TSC_BITS)
 #define DEAD		255
 #define NTS		(3 + 2 * NW)
@@ -1211,7 +1209,7 @@ active proctype reader()
 #endif
 #ifndef CLOCK0
 		CLK = CAP;	/* a buffer's first record is extended */
-#endif
+#endif			/* -DCLOCK0: it starts at 0, as a test clock does */
 		u = 3;
 		do
 		:: u < NTS -> ts[u] = DEAD; u++
