@@ -2,9 +2,10 @@
  * SPDX-License-Identifier: GPL-2.0
  *
  * Spin model of lrb's write and read protocol: reserve (fast and slow
- * path), write, commit, try-discard, the sub-buffer switch, flush, and the
- * reader's take and release, in discard or overwrite mode. Each inline is
- * named after the C function it stands for; Documentation/design.rst
+ * path), write, commit, discard (the rewind of the last reservation, or a
+ * skip record and its merge at delivery), the sub-buffer switch, flush,
+ * and the reader's take and release, in discard or overwrite mode. Each
+ * inline is named after the C function it stands for; Documentation/design.rst
  * ("The spin model") maps them to the code. tests/model/verify.sh runs
  * every configuration; by hand:
  *
@@ -30,7 +31,10 @@
  * Positions count units, not bytes: a sub-buffer holds S units, the packet
  * header takes one, a record one (compact header) or two (extended: header
  * unit, then payload unit), chosen from the clock as __lrb_header_len()
- * does. Every record is aligned, so __lrb_align() is the identity.
+ * does. Every record is aligned, so __lrb_align() is the identity. The
+ * commit counts count bytes, a unit being one 4-byte word: every add is a
+ * multiple of 4 but the byte a lap's first skip holds back, so the low two
+ * bits that __lrb_commit_ends() and __lrb_deliver() test are those of C.
  *
  * Known-bad variants; each must make the verification fail:
  *   -DBAD_COMMIT_EARLY   commit a record before storing its payload
@@ -43,6 +47,9 @@
  *   -DBAD_WRITER_WAITS   a writer retries, instead of counting a loss,
  *                        until the sub-buffer it needs is free
  *   -DBAD_WRITER_BLOCKS  a writer blocks until the reader frees space
+ *   -DBAD_SKIP_NO_HOLD   the first skip of a lap commits all its bytes
+ *   -DBAD_SKIP_HOLD_EACH every skip holds a byte back, not the first only
+ *   -DBAD_SKIP_LATE_MERGE __lrb_deliver() adds the last byte, then merges
  */
 
 /* Geometry: NSB sub-buffers of S units; positions stay below 64. */
@@ -70,15 +77,38 @@
 #define W_TAG(lap)	((lap) << 3)
 #define W_HIGH(w)	((w) & 252)
 
-/* __lrb_commit_done(): counts and positions never wrap in the model */
-#define DONE(cc, lap)	((cc) == (lap) * S)
+/*
+ * Commit counts in bytes: __lrb_commit_done() (counts and positions never
+ * wrap in the model) and __lrb_commit_ends() (done, or 1 byte short)
+ */
+#define SB_BYTES	16	/* S units of 4 bytes */
+#define DONE(cc, lap)	((cc) == (lap) * SB_BYTES)
+#define ENDS(cc, lap)	DONE(((cc) + 1) & 252, lap)
 
-/* A unit of the pages: the position it was stored for, and what it is. */
+/*
+ * A unit of the pages: the packet it was stored for (its offset in the
+ * sub-buffer is where it is stored), and what it is.
+ */
 #define K_PART		0	/* one-unit record whose payload is not stored */
 #define K_REC		1	/* first unit of a complete record */
 #define K_DATA		2	/* packet header, or a record's payload unit */
-#define K_PAD		3	/* padding of lrb_close_packet() */
-#define UNIT(p, k)	(((p) << 2) | (k))
+#define K_PAD		3	/* padding of lrb_close_packet(), or zeroes */
+#define K_SKIPPED	4	/* first unit of a skipped record, not merged */
+#define K_SKIP		5	/* skip record header of lrb_merge_skips() */
+#define UNIT(p, k)	((SEQ(p) << 3) | (k))
+#define KIND(v)		((v) & 7)
+#define USEQ(v)		((v) >> 3)
+#define PB(p)		((p) - SBOFF(p))	/* the packet's position */
+
+/*
+ * The first two words of a unit, as __lrb_skip() and lrb_merge_skips()
+ * use them: a skipped record's list link (the offset of the one pushed
+ * before it, 0 for none) and its length in units; a skip record's length
+ * (header included) in units. Other stores clear them.
+ */
+#define SWORD(link, len) ((link) | ((len) << 2))
+#define SLINK(w)	((w) & 3)
+#define SLEN(w)		((w) >> 2)
 
 /* Errors, operations, processes */
 #define ENOBUFS		1
@@ -124,6 +154,7 @@ byte lost_wrap;
 byte records;
 byte consumed;
 byte lost_packets;
+byte skips[NSB];		/* lists of skipped records (offsets) */
 byte spare;			/* reader-private fields */
 bool holding;
 bool held_consuming;
@@ -131,6 +162,7 @@ byte held_pos;
 byte held_slot;
 /* the pages: NSLOT slots of S units, and their packet header fields */
 byte page[NSLOT * S];
+byte sword[NSLOT * S];		/* the skip words of each unit (SWORD) */
 byte ph_seq[NSLOT];		/* packet_seq_num, by the opener */
 byte ph_content[NSLOT];		/* content_size, by the closer */
 byte ph_disc[NSLOT];		/* events_discarded, by the closer */
@@ -145,6 +177,7 @@ byte done;			/* writers finished */
 byte ndiscarded;		/* reservations taken back */
 byte nlost;			/* records refused */
 byte recs_in_seq[NSEQ];		/* records committed, per packet */
+byte skipped_units[NSEQ];	/* units of skipped records, per packet */
 
 /*
  * Timestamps: the clock (the value its next read returns), buf->last_tsc,
@@ -237,10 +270,12 @@ bool writer_owns_pages, ts_in_buffer_order, within_model_bounds;
 bool loss_as_documented, consumed_never_back, packet_of_this_lap;
 bool content_size_sane, records_complete, padding_after_content;
 bool packet_has_its_records, reader_never_goes_back, accounting_exact;
+bool skip_list_exact, skips_merged, skips_cover_exactly;
 
 /* Store unit value v at position p of slot s: a plain store. */
 #define STORE(p, s, v)	CHECK(writer_owns_pages, MAY_STORE(p, s)); \
-			page[(s) * S + SBOFF(p)] = (v)
+			page[(s) * S + SBOFF(p)] = (v); \
+			sword[(s) * S + SBOFF(p)] = 0
 
 /*
  * A record is placed by a successful compare-and-swap on offset; its
@@ -317,9 +352,92 @@ inline lrb_writer_pages(p, sl)
 #endif
 }
 
-/* __lrb_deliver(): overwrite mode sets noref, if the entry is still @p's lap */
+/*
+ * lrb_merge_skips(): the deliverer, which owns the packet of @p, turns its
+ * list of skipped records into skip records. The first step walks the list
+ * and checks it holds every record skipped in the lap, once; it stands for
+ * lrb_skips_sort() too, whose result, the offsets in ascending order, it
+ * keeps as the mask mm. Then each run of adjacent skipped records is one
+ * step: a skip record at its start, or, for a run that reaches the end of
+ * the content, a cut of the content and zeroes.
+ */
+inline lrb_merge_skips(p)
+{
+	lrb_writer_pages(p, ms);
+	d_step {
+		mm = 0;
+		mb = skips[IDX(p)];
+		me = 0;		/* the units the list covers */
+		do
+		:: mb != 0 ->
+			CHECK(skip_list_exact, !((mm >> mb) & 1) &&
+			      page[ms * S + mb] == UNIT(p, K_SKIPPED));
+			mm = mm | (1 << mb);
+			me = me | (((1 << SLEN(sword[ms * S + mb])) - 1) << mb);
+			mb = SLINK(sword[ms * S + mb])
+		:: else -> break
+		od;
+		CHECK(skip_list_exact, me == skipped_units[SEQ(p)]);
+		mb = 0;
+		me = 0
+	}
+	do
+	:: mm == 0 -> break
+	:: else ->
+		d_step {
+			do	/* the run's start: the first offset left */
+			:: !((mm >> mb) & 1) -> mb++
+			:: else -> break
+			od;
+			me = mb;
+			do	/* its end: past the last adjacent skipped record */
+			:: (mm >> me) & 1 ->
+				mm = mm & ~(1 << me);
+				me = me + SLEN(sword[ms * S + me])
+			:: else -> break
+			od;
+			if
+			:: me >= ph_content[ms] ->
+				CHECK(writer_owns_pages, MAY_STORE(p, ms));
+				ph_content[ms] = mb;
+				do	/* lrb_pages_fill(): zeroes */
+				:: mb < me ->
+					STORE(PB(p) + mb, ms, UNIT(p, K_PAD));
+					mb++
+				:: else -> break
+				od;
+				mm = 0
+			:: else ->
+				STORE(PB(p) + mb, ms, UNIT(p, K_SKIP));
+				sword[ms * S + mb] = me - mb
+			fi;
+			mb = 0;
+			me = 0
+		}
+	od;
+	ms = 0
+}
+
+/*
+ * __lrb_deliver(): a count 1 byte short of complete (its low bits 3) has
+ * skipped records to merge before the last byte completes it; then
+ * overwrite mode sets noref, if the entry is still @p's lap.
+ */
 inline __lrb_deliver(p)
 {
+	if
+	:: commit[IDX(p)] & 3 ->
+#ifndef BAD_SKIP_LATE_MERGE
+		lrb_merge_skips(p);
+		skips[IDX(p)] = 0;
+		commit[IDX(p)] = commit[IDX(p)] + 1
+#else
+		commit[IDX(p)] = commit[IDX(p)] + 1;
+		lrb_merge_skips(p);
+		skips[IDX(p)] = 0
+#endif
+	:: else
+	fi;
 #ifdef OVERWRITE
 	w = wsb[IDX(p)];
 #ifndef BAD_NO_LAP_TAG
@@ -343,20 +461,21 @@ inline __lrb_deliver(p)
 }
 
 /*
- * lrb_commit_bytes(), and the add of lrb_commit(): deliver if complete.
- * For a record (@rec 1), lrb_commit()'s increment of buf->records, which
- * nothing reads before the end, is folded into this step.
+ * lrb_commit_bytes(), and the add of lrb_commit(): @nb bytes, deliver if
+ * the count ends the lap (__lrb_commit_ends()). For a record (@rec 1),
+ * lrb_commit()'s increment of buf->records, which nothing reads before the
+ * end, is folded into this step.
  */
-inline lrb_commit_add(p, nu, rec)
+inline lrb_commit_add(p, nb, rec)
 {
 	d_step {
-		commit[IDX(p)] = commit[IDX(p)] + nu;
+		commit[IDX(p)] = commit[IDX(p)] + nb;
 		cc = commit[IDX(p)];
 		records = records + rec;
 		recs_in_seq[SEQ(p)] = recs_in_seq[SEQ(p)] + rec
 	}
 	if
-	:: DONE(cc, LAP(p) + 1) -> __lrb_deliver(p)
+	:: ENDS(cc, LAP(p) + 1) -> __lrb_deliver(p)
 	:: else
 	fi;
 	cc = 0
@@ -387,7 +506,7 @@ inline lrb_close_packet(p, disc)
 		od;
 		u = 0
 	}
-	lrb_commit_add(p, S - SBOFF(p), 0);
+	lrb_commit_add(p, (S - SBOFF(p)) * 4, 0);
 	sl = 0
 }
 
@@ -437,7 +556,7 @@ inline lrb_open_packet(start)
 		STORE(start, sl, UNIT(start, K_DATA));
 		ph_seq[sl] = SEQ(start)
 	}
-	lrb_commit_add(start, H, 0);
+	lrb_commit_add(start, H * 4, 0);
 	sl = 0
 }
 
@@ -671,7 +790,7 @@ inline lrb_commit()
 		LAST_TSC = TSC;
 		normalize_ts()
 	}
-	lrb_commit_add(begin, end - begin, 1)
+	lrb_commit_add(begin, (end - begin) * 4, 1)
 }
 
 /* lrb_try_discard(): take the reservation back if it is the last one */
@@ -690,14 +809,68 @@ inline lrb_try_discard()
 			ndiscarded++;
 			ret = 0
 		:: else ->
-			ret = EAGAIN	/* -EBUSY: the caller commits */
+			ret = EAGAIN	/* lrb_discard() skips it */
 		fi
 	}
 }
 
+/*
+ * __lrb_skip(): push the record onto its sub-buffer's list of skipped
+ * records (link and length in its first unit, then a compare-and-swap of
+ * the head), and commit its bytes, but for one byte if the list was
+ * empty: the lap's first skip holds it back for the deliverer.
+ */
+#if defined(BAD_SKIP_NO_HOLD)
+#define HOLD(head)	0
+#elif defined(BAD_SKIP_HOLD_EACH)
+#define HOLD(head)	1
+#else
+#define HOLD(head)	((head) == 0 -> 1 : 0)
+#endif
+inline __lrb_skip()
+{
+	nx = skips[IDX(begin)];
+	do
+	:: d_step {
+		STORE(begin, slot, UNIT(begin, K_SKIPPED));
+		sword[slot * S + SBOFF(begin)] = SWORD(nx, end - begin);
+		/* ghost: the units skipped */
+		skipped_units[SEQ(begin)] = skipped_units[SEQ(begin)] |
+			(((1 << (end - begin)) - 1) << SBOFF(begin))
+	   }
+		d_step {	/* __lrb_v_cmpxchg(head, nx, offset) */
+			old = skips[IDX(begin)];
+			if
+			:: old == nx ->
+				skips[IDX(begin)] = SBOFF(begin);
+				ndiscarded++
+			:: else
+			fi
+		}
+		if
+		:: old == nx -> break
+		:: else -> nx = old
+		fi
+	od;
+	old = 0;
+	lrb_commit_add(begin, (end - begin) * 4 - HOLD(nx), 0)
+}
+
+/* lrb_discard(): the rewind if it can, else a skip record */
+inline lrb_discard()
+{
+	lrb_try_discard();
+	if
+	:: ret != 0 ->
+		ret = 0;
+		__lrb_skip()
+	:: else
+	fi
+}
+
 #define WRITER_LOCALS \
 	byte n, op, nflush, o, prev, begin, end, hl, gen, slot; \
-	byte sl, w, old, cc, c, want, u, ret; \
+	byte sl, w, old, cc, c, want, u, ret, nx, ms, mm, mb, me; \
 	byte p_off, p_old, p_start, p_begin, p_end, p_disc; \
 	bool p_open, p_close, final; \
 	byte nz_i, nz_v, nz_prev, nz_new; \
@@ -746,13 +919,7 @@ record:
 	if
 	:: lrb_commit()
 	:: DISCARDERS & (1 << _pid) ->
-		lrb_try_discard();
-		if
-		:: ret != 0 ->
-			ret = 0;
-			lrb_commit()
-		:: else
-		fi
+		lrb_discard()
 	fi;
 #endif
 out:
@@ -763,7 +930,7 @@ out:
 		:: else
 		fi;
 		o = 0; prev = 0; begin = 0; end = 0; hl = 0; gen = 0; slot = 0;
-		ret = 0; p_off = 0; p_old = 0; p_start = 0; p_begin = 0;
+		ret = 0; nx = 0; p_off = 0; p_old = 0; p_start = 0; p_begin = 0;
 		p_end = 0; p_disc = 0; p_open = 0; p_close = 0; op = 0;
 		TSC = DEAD;
 		CTAIL = DEAD;
@@ -818,10 +985,12 @@ inline lrb_swap_out(p)
 
 /*
  * lrb_fill_subbuf(), and the reading of the packet: every unit was stored
- * for this lap, the records are complete and all there, padding follows
- * the content. Writers are kept out of the slot from here until
- * lrb_release() by MAY_STORE().
+ * for this lap, the records are complete and all there, skip records
+ * (merged, each followed by a record) cover exactly the skipped records'
+ * units, padding follows the content. Writers are kept out of the slot
+ * from here until lrb_release() by MAY_STORE().
  */
+#define SKIPPED(p, u)	((skipped_units[SEQ(p)] >> (u)) & 1)
 inline lrb_fill_subbuf(p, consuming)
 {
 	d_step {
@@ -830,18 +999,33 @@ inline lrb_fill_subbuf(p, consuming)
 		CHECK(content_size_sane, ph_content[s] >= H && ph_content[s] <= S);
 		u = 1;
 		k = 0;
+		z = 0;		/* units of a skip record left to pass over */
 		do
 		:: u < S ->
-			CHECK(packet_of_this_lap, (page[s * S + u] >> 2) == p + u);
+			CHECK(packet_of_this_lap, USEQ(page[s * S + u]) == SEQ(p));
 			if
-			:: u < ph_content[s] ->
-				CHECK(records_complete,
-				      (page[s * S + u] & 3) == K_REC ||
-				      (page[s * S + u] & 3) == K_DATA);
-				k = k + ((page[s * S + u] & 3) == K_REC)
+			:: z > 0 ->
+				CHECK(skips_cover_exactly, SKIPPED(p, u));
+				z--
+			:: z == 0 && u < ph_content[s] ->
+				CHECK(skips_merged, KIND(page[s * S + u]) != K_SKIPPED);
+				if
+				:: KIND(page[s * S + u]) == K_SKIP ->
+					z = sword[s * S + u];
+					CHECK(skips_merged, z >= 1 && u + z < ph_content[s] &&
+					      KIND(page[s * S + u + z]) == K_REC);
+					CHECK(skips_cover_exactly, SKIPPED(p, u));
+					z--
+				:: else ->
+					CHECK(skips_cover_exactly, !SKIPPED(p, u));
+					CHECK(records_complete,
+					      KIND(page[s * S + u]) == K_REC ||
+					      KIND(page[s * S + u]) == K_DATA);
+					k = k + (KIND(page[s * S + u]) == K_REC)
+				fi
 			:: else ->
 				CHECK(padding_after_content,
-				      (page[s * S + u] & 3) == K_PAD)
+				      KIND(page[s * S + u]) == K_PAD)
 			fi;
 			u++
 		:: else -> break
@@ -863,7 +1047,8 @@ inline lrb_fill_subbuf(p, consuming)
 		held_slot = s;
 		held_consuming = consuming;
 		u = 0;
-		k = 0
+		k = 0;
+		z = 0
 	}
 }
 
@@ -1008,7 +1193,7 @@ inline lrb_release()
 
 active proctype reader()
 {
-	byte c, o, s, w, old, u, k, ret, ndisc, nread, nsnap;
+	byte c, o, s, w, old, u, k, z, ret, ndisc, nread, nsnap;
 	bool last;
 	int readmask;
 
@@ -1022,7 +1207,9 @@ active proctype reader()
 		od;
 		u = 0;
 #endif
-		CLK = 2;	/* past CAP: a buffer's first record is extended */
+#ifndef CLOCK0
+		CLK = CAP;	/* a buffer's first record is extended */
+#endif			/* -DCLOCK0: it starts at 0, as a test clock does */
 		u = 3;
 		do
 		:: u < NTS -> ts[u] = DEAD; u++

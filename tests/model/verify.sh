@@ -6,7 +6,7 @@
 #   tests/model/verify.sh [-j JOBS]      (make verify)
 #
 # JOBS searches run at once: by default as many as there are CPUs and
-# 2 GB of available memory (the largest search takes 1.8 GB).
+# 2 GB of available memory (the largest search takes 1.6 GB).
 #
 # Every good configuration is searched exhaustively: "safety" runs check
 # the assertions and that no state is stuck (deadlock), "livelock" runs
@@ -55,6 +55,7 @@ runs=(
 	"overwrite, flush, snapshot reader|safety|-DOVERWRITE -DNI=1 -DSNAPSHOT|"
 	"overwrite, flush, snapshot reader|livelock|-DOVERWRITE -DNI=1 -DSNAPSHOT|"
 	"discard, task + interrupt + CPU 1|safety|-DREMOTE -DNT=1 -DNI=1 -DNR=1 -DNFLUSH=0 -DDISCARDERS=1|"
+	"skips of two writers, clock from 0|safety|-DREMOTE -DNT=1 -DNI=1 -DNR=1 -DNFLUSH=0 -DDISCARDERS=5 -DCLOCK0|"
 	"discard, task + CPU 1, timer flush|safety|-DREMOTE -DNT=1 -DNI=0 -DNR=1 -DDISCARDERS=3|"
 	"discard, task + CPU 1, timer flush|livelock|-DREMOTE -DNT=1 -DNI=0 -DNR=1 -DDISCARDERS=3|"
 	"overwrite, task + CPU 1|safety|-DOVERWRITE -DREMOTE -DNT=1 -DNI=0 -DNR=2 -DNFLUSH=0 -DDISCARDERS=1|"
@@ -69,6 +70,10 @@ runs=(
 	"BAD_NO_FULL_CHECK|bad|-DBAD_NO_FULL_CHECK|writer_owns_pages"
 	"BAD_WRITER_WAITS|bad-livelock|-DBAD_WRITER_WAITS|non-progress cycle"
 	"BAD_WRITER_BLOCKS|bad|-DBAD_WRITER_BLOCKS|invalid end state"
+	"BAD_SKIP_NO_HOLD discard|bad|-DBAD_SKIP_NO_HOLD|skips_merged|skip_list_exact"
+	"BAD_SKIP_NO_HOLD overwrite|bad|-DOVERWRITE -DNFLUSH=0 -DBAD_SKIP_NO_HOLD|skips_merged|skip_list_exact"
+	"BAD_SKIP_LATE_MERGE|bad|-DBAD_SKIP_LATE_MERGE|skips_merged|skips_cover_exactly|writer_owns_pages"
+	"BAD_SKIP_HOLD_EACH, CPU 1|bad|-DREMOTE -DNT=1 -DNI=1 -DNR=1 -DNFLUSH=0 -DDISCARDERS=5 -DCLOCK0 -DBAD_SKIP_HOLD_EACH|accounting_exact|loss_as_documented"
 )
 
 # run_one I: search run I in $out/I/ and leave its one-line verdict ("ok
