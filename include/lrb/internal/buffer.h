@@ -318,6 +318,14 @@ static __always_inline void __lrb_commit_mark(bool per_cpu, struct lrb_buf *buf,
 		__lrb_v_set(per_cpu, &buf->mark[__lrb_subbuf_index(chan, pos)], w);
 }
 
+/*
+ * A port whose CPU numbers never reach a per-CPU channel's count of buffers
+ * defines this to 1; elsewhere CPU c writes buffer c % nr_bufs.
+ */
+#ifndef __LRB_PORT_CPU_BELOW_NR_BUFS
+#define __LRB_PORT_CPU_BELOW_NR_BUFS 0
+#endif
+
 static __always_inline struct lrb_buf *__lrb_this_cpu_buf(const struct lrb_config *cfg,
 							  struct lrb_chan *chan)
 {
@@ -326,7 +334,7 @@ static __always_inline struct lrb_buf *__lrb_this_cpu_buf(const struct lrb_confi
 	if (cfg->alloc == LRB_ALLOC_GLOBAL)
 		return chan->bufs[0];
 	cpu = __lrb_port_cpu();
-	if (__lrb_unlikely(cpu >= chan->nr_bufs))
+	if (!__LRB_PORT_CPU_BELOW_NR_BUFS && __lrb_unlikely(cpu >= chan->nr_bufs))
 		cpu %= chan->nr_bufs;
 	return chan->bufs[cpu];
 }
