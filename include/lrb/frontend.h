@@ -40,10 +40,8 @@ extern "C" {
  * @gen: discard generation of the write position the slot was taken from
  * @idx: index of the sub-buffer holding the slot
  * @k: its index in buf->records (__lrb_records_index())
- * @full: its commit count once the lap of the slot is complete, before
- *	the mask of __lrb_commit_done(): (lap + 1) << subbuf_order
  *
- * @addr and the last three are what the reservation learnt of the slot's place,
+ * @addr and the last two are what the reservation learnt of the slot's place,
  * carried to the write and the commit so that they never recompute it
  * from the channel's geometry.
  */
@@ -62,7 +60,6 @@ struct lrb_ctx {
 	unsigned long gen;
 	unsigned long idx;
 	unsigned long k;
-	unsigned long full;
 };
 
 /*
@@ -237,7 +234,6 @@ static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
 	/* loads: cheaper than variable shifts */
 	ctx->idx = sb & (chan->num_subbuf - 1);
 	ctx->k = sb & (2 * chan->num_subbuf - 1);
-	ctx->full = (lap + 1) << order;
 	if (cfg->mode == LRB_MODE_OVERWRITE)
 		slot = __lrb_claim(ctx->buf, ctx->idx, lap);
 	else
@@ -446,7 +442,7 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	if (cfg->persistent)
 		__lrb_commit_mark(__lrb_per_cpu(cfg), buf, ctx->begin, cc);
 	__LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
-	if (__lrb_unlikely(__lrb_commit_ends(chan, cc, ctx->full)))
+	if (__lrb_unlikely(__lrb_commit_ends(chan, cc)))
 		__lrb_deliver(buf, ctx->begin);
 	__lrb_port_nesting_dec();
 	__lrb_port_writer_end();
