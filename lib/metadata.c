@@ -240,7 +240,6 @@ static const char lrb_tabs[] = "\t\t\t\t\t\t\t\t";
 /* A skip record's selector: one bit of its count of words. */
 #define LRB_TSDL_BIT "enum : integer { size = 1; align = 1; signed = false; } { no = 0, yes = 1 }"
 
-
 static void lrb_tsdl_header(struct lrb_tsdl *o, const struct lrb_tsdl_hdr *h,
 			    int d, bool skip);
 
