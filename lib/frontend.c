@@ -330,8 +330,7 @@ static void lrb_commit_bytes(struct lrb_buf *buf, unsigned long pos,
 				&buf->commit[__lrb_subbuf_index(chan, pos)]);
 	if (chan->cfg->persistent)
 		__lrb_commit_mark(lrb_chan_per_cpu(chan), buf, pos, cc);
-	if (__lrb_commit_ends(chan, cc,
-			      (__lrb_lap(chan, pos) + 1) << chan->subbuf_order))
+	if (__lrb_commit_ends(chan, cc))
 		__lrb_deliver(buf, pos);
 }
 

@@ -40,10 +40,8 @@ extern "C" {
  * @gen: discard generation of the write position the slot was taken from
  * @idx: index of the sub-buffer holding the slot
  * @k: its index in buf->records (__lrb_records_index())
- * @full: its commit count once the lap of the slot is complete, before
- *	the mask of __lrb_commit_done(): (lap + 1) << subbuf_order
  *
- * @addr and the last three are what the reservation learnt of the slot's place,
+ * @addr and the last two are what the reservation learnt of the slot's place,
  * carried to the write and the commit so that they never recompute it
  * from the channel's geometry.
  */
@@ -62,7 +60,6 @@ struct lrb_ctx {
 	unsigned long gen;
 	unsigned long idx;
 	unsigned long k;
-	unsigned long full;
 };
 
 /*
@@ -237,7 +234,6 @@ static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
 	/* loads: cheaper than variable shifts */
 	ctx->idx = sb & (chan->num_subbuf - 1);
 	ctx->k = sb & (2 * chan->num_subbuf - 1);
-	ctx->full = (lap + 1) << order;
 	if (cfg->mode == LRB_MODE_OVERWRITE)
 		slot = __lrb_claim(ctx->buf, ctx->idx, lap);
 	else
@@ -268,7 +264,10 @@ static __always_inline int __lrb_reserve_failed(struct lrb_ctx *ctx, int ret)
  * __lrb_reserve_slow() on a copy of @ctx: the address of a client's
  * reservation, usually a local of the function that writes the record,
  * never escapes the fast path, so the compiler keeps it in registers
- * across the atomics of reserve and commit.
+ * across the atomics of reserve and commit. The slow path fills the other
+ * fields and leaves these four as they were: taken back from the caller's
+ * values, they stay what the compiler knows of them (a constant length
+ * folds the commit's padding away).
  */
 static __always_inline int __lrb_reserve_slow_copy(struct lrb_ctx *ctx)
 {
@@ -281,6 +280,10 @@ static __always_inline int __lrb_reserve_slow_copy(struct lrb_ctx *ctx)
 	c.len = ctx->len;
 	ret = __lrb_reserve_slow(&c);
 
+	c.chan = ctx->chan;
+	c.buf = ctx->buf;
+	c.id = ctx->id;
+	c.len = ctx->len;
 	*ctx = c;
 	return ret;
 }
@@ -383,7 +386,8 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	ctx->gen = offset & __LRB_OFFSET_GEN_MASK;
 	ctx->prev = __lrb_write_pos(offset);
 	ctx->begin = __lrb_write_pos(begin);
-	ctx->end = __lrb_write_pos(end);
+	/* no carry into the generation, as tested: one mask is enough */
+	ctx->end = ctx->begin + header_len + len;
 	__LRB_TEST_HOOK(AFTER_CAS, ctx);
 	__lrb_open_record(cfg, ctx, header_len, order, nr_order);
 	return 0;
@@ -413,8 +417,9 @@ fail:
 static __always_inline void lrb_commit(const struct lrb_config *cfg,
 				       struct lrb_ctx *ctx)
 {
-	unsigned long slot_end = __lrb_align(ctx->end);
-	unsigned long pad = slot_end - ctx->end;
+	/* slots and record headers are aligned: the payload alone pads */
+	unsigned long pad = -(unsigned long)ctx->len & (LRB_RECORD_ALIGN - 1);
+	unsigned long slot_end = ctx->end + pad;
 	struct lrb_chan *chan = ctx->chan;
 	struct lrb_buf *buf = ctx->buf;
 	unsigned long cc;
@@ -437,7 +442,7 @@ static __always_inline void lrb_commit(const struct lrb_config *cfg,
 	if (cfg->persistent)
 		__lrb_commit_mark(__lrb_per_cpu(cfg), buf, ctx->begin, cc);
 	__LRB_TEST_HOOK(AFTER_COMMIT_ADD, ctx);
-	if (__lrb_unlikely(__lrb_commit_ends(chan, cc, ctx->full)))
+	if (__lrb_unlikely(__lrb_commit_ends(chan, cc)))
 		__lrb_deliver(buf, ctx->begin);
 	__lrb_port_nesting_dec();
 	__lrb_port_writer_end();

@@ -246,18 +246,24 @@ static __always_inline bool __lrb_commit_done(const struct lrb_chan *chan,
 }
 
 /*
- * Is a sub-buffer complete but for its skipped records' merge? Every commit
- * adds a multiple of 4 bytes, except the first skipped record of a lap,
- * which holds one byte back: a commit count 1 short of @full (the count
- * of the slot once its lap is complete, as in struct lrb_ctx) then tells
- * the writer whose add brought it there that every other writer of the
- * lap is done, and that it must merge the skipped records before adding
- * the last byte (__lrb_deliver()).
+ * Did the add that returned commit count @cc complete its sub-buffer, or
+ * bring it one byte short of complete? Every commit adds a multiple of 4
+ * bytes, except the first skipped record of a lap, which holds one byte
+ * back: a count 1 short of complete then tells the writer whose add brought
+ * it there that every other writer of the lap is done, and that it must
+ * merge the skipped records before adding the last byte (__lrb_deliver()).
+ *
+ * Only the offset in the sub-buffer is tested, not the lap: every add of
+ * lap L comes after the opener of the lap saw lap L - 1 complete
+ * (lrb_check_space()), at L * subbuf_size, and adds at least 4 (7 for a
+ * held-back skip), while lap L + 1 cannot open before lap L completes. So
+ * after an add of lap L the count lies in (L * subbuf_size + 3,
+ * (L + 1) * subbuf_size], where only the top two values pass.
  */
 static __always_inline bool __lrb_commit_ends(const struct lrb_chan *chan,
-					      unsigned long cc, unsigned long full)
+					      unsigned long cc)
 {
-	return __lrb_commit_done(chan, ((cc + 1) & ~3UL) - full, 0);
+	return !((cc + 1) & (chan->subbuf_size - 4));
 }
 
 /*
@@ -322,6 +328,14 @@ static __always_inline void __lrb_commit_mark(bool per_cpu, struct lrb_buf *buf,
 		__lrb_v_set(per_cpu, &buf->mark[__lrb_subbuf_index(chan, pos)], w);
 }
 
+/*
+ * A port whose CPU numbers never reach a per-CPU channel's count of buffers
+ * defines this to 1; elsewhere CPU c writes buffer c % nr_bufs.
+ */
+#ifndef __LRB_PORT_CPU_BELOW_NR_BUFS
+#define __LRB_PORT_CPU_BELOW_NR_BUFS 0
+#endif
+
 static __always_inline struct lrb_buf *__lrb_this_cpu_buf(const struct lrb_config *cfg,
 							  struct lrb_chan *chan)
 {
@@ -330,7 +344,7 @@ static __always_inline struct lrb_buf *__lrb_this_cpu_buf(const struct lrb_confi
 	if (cfg->alloc == LRB_ALLOC_GLOBAL)
 		return chan->bufs[0];
 	cpu = __lrb_port_cpu();
-	if (__lrb_unlikely(cpu >= chan->nr_bufs))
+	if (!__LRB_PORT_CPU_BELOW_NR_BUFS && __lrb_unlikely(cpu >= chan->nr_bufs))
 		cpu %= chan->nr_bufs;
 	return chan->bufs[cpu];
 }

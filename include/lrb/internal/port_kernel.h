@@ -150,6 +150,12 @@ static __always_inline unsigned int __lrb_port_cpu(void)
 	return smp_processor_id();
 }
 
+/*
+ * A kernel per-CPU channel has a buffer for every possible CPU
+ * (__lrb_port_check_nr_cpus()), so __lrb_this_cpu_buf() needs no bound.
+ */
+#define __LRB_PORT_CPU_BELOW_NR_BUFS 1
+
 DECLARE_PER_CPU(int, __lrb_nesting);
 
 /*
@@ -157,11 +163,15 @@ DECLARE_PER_CPU(int, __lrb_nesting);
  * and every interrupt that nests gives back what it took before it
  * returns, so the raw (interruptible) read-modify-write is exact: it spares
  * the interrupt masking of this_cpu ops on architectures without a
- * one-instruction form of them (UML among them).
+ * one-instruction form of them (UML among them). For the same reason the
+ * read after the increment sees the caller's own count: an increment and a
+ * read compare in memory (x86: incl, cmpl), where the increment-and-return
+ * needs a register and an add besides its xadd.
  */
 static __always_inline int __lrb_port_nesting_inc(void)
 {
-	return raw_cpu_inc_return(__lrb_nesting);
+	raw_cpu_inc(__lrb_nesting);
+	return raw_cpu_read(__lrb_nesting);
 }
 
 static __always_inline void __lrb_port_nesting_dec(void)

@@ -12,8 +12,9 @@
  *   local_inc                   incq (no lock prefix: asm/local.h)
  *   local_add_return            xaddq, no lock, then the add
  *   local_cmpxchg               cmpxchgq, no lock (cmpxchg_local)
- *   raw_cpu_inc_return         xaddl on %fs:var, then the add
- *   raw_cpu_dec                 decl %fs:var
+ *   raw_cpu_inc, raw_cpu_dec    incl, decl %fs:var
+ *   raw_cpu_read                a plain %fs:var access, as the kernel's
+ *                               __seg_gs (CONFIG_USE_X86_SEG_SUPPORT) is
  *   preempt_disable_notrace     incl %fs:preempt_count
  *   preempt_enable_notrace      decl %fs:preempt_count; je (reschedule)
  *   smp_processor_id            movl %fs:cpu_number
@@ -122,14 +123,10 @@ static __always_inline long local_cmpxchg(local_t *l, long old, long new)
 #define DECLARE_PER_CPU(type, name) \
 	extern __thread type name __attribute__((tls_model("local-exec")))
 
-#define raw_cpu_inc_return(var)						\
-	({								\
-		int __v = 1;						\
-		__asm__ __volatile__("xaddl %0, %1" : "+r"(__v), "+m"(var)); \
-		__v + 1;						\
-	})
-
+#define raw_cpu_inc(var) __asm__ __volatile__("incl %0" : "+m"(var))
 #define raw_cpu_dec(var) __asm__ __volatile__("decl %0" : "+m"(var))
+/* a plain access: the kernel's __seg_gs named address space */
+#define raw_cpu_read(var) (var)
 
 DECLARE_PER_CPU(int, kport_preempt_count);
 DECLARE_PER_CPU(int, kport_cpu_number);
