@@ -157,10 +157,15 @@ DECLARE_PER_CPU(int, __lrb_nesting);
  * and every interrupt that nests gives back what it took before it
  * returns, so the raw (interruptible) read-modify-write is exact: it spares
  * the interrupt masking of this_cpu ops on architectures without a
- * one-instruction form of them (UML among them).
+ * one-instruction form of them (UML among them). The writer's buffer is
+ * that of @cpu in a channel of @nr_bufs; the kernel has no use for
+ * them here (the user port has).
  */
-static __always_inline int __lrb_port_nesting_inc(void)
+static __always_inline int __lrb_port_nesting_inc(unsigned int cpu,
+						  unsigned int nr_bufs)
 {
+	(void)cpu;
+	(void)nr_bufs;
 	return raw_cpu_inc_return(__lrb_nesting);
 }
 
