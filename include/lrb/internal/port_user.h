@@ -228,44 +228,53 @@ unsigned long __lrb_v_slow(enum __lrb_v_op op, unsigned long *p,
  * @op on *@p (add @a; set it to @b if it is @a; store @a) in a sequence on
  * @cpu: 1 if done (the new value, or the one found, in *@r), 0 if it must
  * take the locked path, -1 if it was aborted.
+ *
+ * The sequences have no output operands: GCC 12.2 miscompiled the
+ * output of an asm goto inlined in __lrb_reserve_slow()'s retry loop (a
+ * completed sequence returned a stale stack slot, not the output register,
+ * so a compare-and-swap that succeeded reported failure and the writer
+ * moved on to new packets). They address *@p and *@r through registers,
+ * and the "memory" clobber says they write both.
  */
 static __always_inline int __lrb_rseq_op(enum __lrb_v_op op, unsigned int cpu,
 					 unsigned long *p, unsigned long a,
 					 unsigned long b, unsigned long *r)
 {
-	unsigned long v = a;
-
 	if (op == __LRB_V_ADD)
 		__asm__ __volatile__ goto(__LRB_RSEQ_BEGIN
-					  "movq %[v], %[r]\n\t"
-					  "addq %[a], %[r]\n\t"
-					  "movq %[r], %[v]\n\t"
+					  "movq (%[p]), %%rax\n\t"
+					  "addq %[a], %%rax\n\t"
+					  "movq %%rax, (%[r])\n\t"
+					  "movq %%rax, (%[p])\n\t"
 					  __LRB_RSEQ_END
-					  : [r] "=&r"(v)
-					  : __LRB_RSEQ_IN, [v] "m"(*p), [a] "r"(a)
+					  :
+					  : __LRB_RSEQ_IN, [p] "r"(p), [a] "r"(a),
+					    [r] "r"(r)
 					  : "rax", "memory", "cc"
 					  : slow, abort);
 	else if (op == __LRB_V_CMPXCHG)
 		__asm__ __volatile__ goto(__LRB_RSEQ_BEGIN
-					  "movq %[v], %[r]\n\t"
-					  "cmpq %[a], %[r]\n\t"
+					  "movq (%[p]), %%rax\n\t"
+					  "movq %%rax, (%[r])\n\t"
+					  "cmpq %[a], %%rax\n\t"
 					  "jnz 2f\n\t"
-					  "movq %[b], %[v]\n\t"
+					  "movq %[b], (%[p])\n\t"
 					  __LRB_RSEQ_END
-					  : [r] "=&r"(v)
-					  : __LRB_RSEQ_IN, [v] "m"(*p), [a] "r"(a),
-					    [b] "r"(b)
+					  :
+					  : __LRB_RSEQ_IN, [p] "r"(p), [a] "r"(a),
+					    [b] "r"(b), [r] "r"(r)
 					  : "rax", "memory", "cc"
 					  : slow, abort);
 	else
 		__asm__ __volatile__ goto(__LRB_RSEQ_BEGIN
-					  "movq %[a], %[v]\n\t"
+					  "movq %[a], (%[p])\n\t"
 					  __LRB_RSEQ_END
 					  :
-					  : __LRB_RSEQ_IN, [v] "m"(*p), [a] "r"(a)
+					  : __LRB_RSEQ_IN, [p] "r"(p), [a] "r"(a)
 					  : "rax", "memory", "cc"
 					  : slow, abort);
-	*r = v;
+	if (op == __LRB_V_SET)
+		*r = a;
 	return 1;
 slow:
 	return 0;
