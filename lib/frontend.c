@@ -786,7 +786,7 @@ EXPORT_SYMBOL_GPL(lrb_buf_flush_final);
 
 void lrb_buf_flush_local(struct lrb_buf *buf)
 {
-	lrb_switch_packet(buf);
+	__lrb_port_on_this_cpu(buf, lrb_switch_packet, buf);
 }
 EXPORT_SYMBOL_GPL(lrb_buf_flush_local);
 

@@ -25,6 +25,8 @@ int __lrb_port_cpu_node(unsigned int cpu);
 int __lrb_port_check_nr_cpus(unsigned int nr_cpus);
 
 void __lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg);
+void __lrb_port_on_this_cpu(struct lrb_buf *buf, void (*fn)(void *arg),
+			    void *arg);
 void __lrb_port_wait_init(struct lrb_buf *buf);
 void __lrb_port_wait_fini(struct lrb_buf *buf);
 void __lrb_port_wake(struct lrb_buf *buf);

@@ -160,6 +160,13 @@ void __lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
 	cpus_read_unlock();
 }
 
+/* The caller runs on @buf's CPU with preemption disabled, or it is dead. */
+void __lrb_port_on_this_cpu(struct lrb_buf *buf, void (*fn)(void *arg),
+			    void *arg)
+{
+	fn(arg);
+}
+
 static void __lrb_port_wake_work(struct irq_work *work)
 {
 	struct __lrb_port_wait *wait = container_of(work, struct __lrb_port_wait,

@@ -3,8 +3,10 @@
  * lrb port layer, user space: allocation, wakeups, grace periods and the
  * switch timer thread on libc and liburcu-bp.
  */
+#include <assert.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -15,6 +17,16 @@
 #include "port.h"
 
 __thread int __lrb_nesting __attribute__((tls_model("initial-exec")));
+__thread long __lrb_port_mode __attribute__((tls_model("initial-exec")));
+__thread long __lrb_port_saved[__LRB_PORT_DEPTHS + 1]
+	__attribute__((tls_model("initial-exec")));
+unsigned int __lrb_rseq_min_bufs = UINT_MAX;
+unsigned long __lrb_rseq_block;
+static unsigned long rseq_holds;
+
+/* every writer that may write runs in a mode of its own */
+static_assert(LRB_MAX_NESTING < __LRB_PORT_DEPTHS,
+	      "__LRB_PORT_DEPTHS must exceed LRB_MAX_NESTING");
 
 static long fail_alloc_countdown = -1;
 static long live_allocs;
@@ -122,11 +134,154 @@ int __lrb_port_check_nr_cpus(unsigned int nr_cpus)
 	return nr_cpus ? 0 : -EINVAL;
 }
 
-/* Writers use atomic operations here, so any thread can act for a CPU. */
+static long membarrier(int cmd)
+{
+	return syscall(SYS_membarrier, cmd, 0, 0);
+}
+
+/*
+ * The rseq fast path needs glibc's rseq area (cpu_id and rseq_cs: none
+ * where the kernel or glibc lacks rseq, or with
+ * GLIBC_TUNABLES=glibc.pthread.rseq=0), and membarrier's command that
+ * aborts the sequences of the process's running threads. LRB_RSEQ=0 in
+ * the environment keeps the locked path, for tests and for comparison.
+ * Decided once, before other constructors (priority 101, the first
+ * programs may use) can start writers: every writer of the process sees
+ * the same decision.
+ */
+static void __attribute__((constructor(101))) lrb_rseq_init(void)
+{
+	const char *env = getenv("LRB_RSEQ");
+	long cmds;
+
+	if (!__LRB_PORT_RSEQ || (env && !strcmp(env, "0")))
+		return;
+	if (__rseq_size < offsetof(struct rseq, rseq_cs) + sizeof(u64))
+		return;
+	cmds = membarrier(MEMBARRIER_CMD_QUERY);
+	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) ||
+	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ))
+		return;
+	__lrb_rseq_min_bufs = lrb_possible_cpus();
+}
+
+/**
+ * __lrb_port_rseq_on() - test hook: do writers use restartable sequences?
+ *
+ * Return: 1 if the per-CPU buffers of channels with a buffer per CPU are
+ * written in rseq critical sections, 0 if every writer operation is a
+ * locked one.
+ */
+int __lrb_port_rseq_on(void)
+{
+	return __lrb_rseq_min_bufs != UINT_MAX;
+}
+
+/**
+ * __lrb_port_rseq_holds() - test hook: how often locked users blocked the
+ *	restartable sequences
+ *
+ * Return: the number of holds of __lrb_rseq_block so far.
+ */
+unsigned long __lrb_port_rseq_holds(void)
+{
+	return uatomic_read(&rseq_holds);
+}
+
+/*
+ * Block the restartable sequences of every thread before a locked
+ * operation on a per-CPU buffer's counter: the first to raise the count
+ * from 0 aborts, with membarrier, every sequence begun before (one that
+ * commits after the count is visible reads it first and does not), and
+ * marks the count fenced; those that join while it is fenced need no
+ * membarrier of their own. The fence dies with the count.
+ */
+static void lrb_rseq_hold(void)
+{
+	unsigned long old = uatomic_add_return(&__lrb_rseq_block, 2) - 2;
+
+	uatomic_inc(&rseq_holds);
+	if (old & 1)
+		return;
+	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ)) {
+		fprintf(stderr,
+			"lrb: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) failed (%s) after it worked at start-up: the buffers cannot be written safely; run with LRB_RSEQ=0\n",
+			strerror(errno));
+		abort();
+	}
+	uatomic_or(&__lrb_rseq_block, 1);
+}
+
+void __lrb_rseq_release(void)
+{
+	unsigned long old = uatomic_read(&__lrb_rseq_block);
+	unsigned long prev;
+
+	for (;;) {
+		prev = uatomic_cmpxchg(&__lrb_rseq_block, old,
+				       old >= 4 ? old - 2 : 0);
+		if (prev == old)
+			return;
+		old = prev;
+	}
+}
+
+/*
+ * A writer operation on a per-CPU buffer that its restartable sequence
+ * could not do: the writer is not on the buffer's CPU, or locked users
+ * exist. It blocks the sequences until its section ends (nested deeper
+ * than __LRB_PORT_DEPTHS: for this operation only) and uses a locked
+ * instruction. A signal handler that runs between the load and the store
+ * of the mode gives it back as it found it.
+ */
+unsigned long __lrb_v_slow(enum __lrb_v_op op, unsigned long *p,
+			   unsigned long a, unsigned long b)
+{
+	long mode = __lrb_port_mode;
+	bool per_op = mode == __LRB_MODE_PER_OP;
+	unsigned long r;
+
+	if (per_op) {
+		lrb_rseq_hold();
+	} else if (mode > 0) {
+		lrb_rseq_hold();
+		__lrb_port_mode = mode | LONG_MIN;
+	}
+	if (op == __LRB_V_ADD) {
+		r = uatomic_add_return(p, a);
+	} else if (op == __LRB_V_CMPXCHG) {
+		r = uatomic_cmpxchg(p, a, b);
+	} else {
+		uatomic_set(p, a);
+		r = a;
+	}
+	if (per_op)
+		__lrb_rseq_release();
+	return r;
+}
+
+/*
+ * Any thread can act for a CPU, with locked operations, once it blocks the
+ * restartable sequences of channels that use them (the kernel port sends
+ * an IPI instead).
+ */
 void __lrb_port_on_cpu(struct lrb_buf *buf, void (*fn)(void *arg), void *arg)
 {
-	(void)buf;
+	bool hold = __lrb_per_cpu(buf->chan->cfg) &&
+		    buf->chan->nr_bufs >= __lrb_rseq_min_bufs;
+
+	if (hold)
+		lrb_rseq_hold();
 	fn(arg);
+	if (hold)
+		__lrb_rseq_release();
+}
+
+/* No thread is tied to a CPU in user space: as __lrb_port_on_cpu(). */
+void __lrb_port_on_this_cpu(struct lrb_buf *buf, void (*fn)(void *arg),
+			    void *arg)
+{
+	__lrb_port_on_cpu(buf, fn, arg);
 }
 
 void __lrb_port_wait_init(struct lrb_buf *buf)

@@ -50,6 +50,10 @@ void __lrb_test_hook(enum __lrb_test_point point, struct lrb_ctx *ctx);
 void __lrb_port_fail_alloc_after(long n);
 /* Allocations (pages and others) not freed yet. */
 long __lrb_port_live_allocs(void);
+/* User space: 1 if writers use restartable sequences, 0 if locked ones. */
+int __lrb_port_rseq_on(void);
+/* User space: how often locked users blocked the restartable sequences. */
+unsigned long __lrb_port_rseq_holds(void);
 int __lrb_channel_start_at(struct lrb_chan *chan, uint64_t pos);
 
 #endif /* _LRB_LIB_TEST_HOOKS_H */

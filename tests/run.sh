@@ -101,6 +101,11 @@ for v in rel asan; do
 		run "$t [$v]" $B/$v/tests/$t
 	done
 done
+# The locked path of kernels and libcs without rseq (glibc then registers
+# none), and of LRB_RSEQ=0, forced on this machine.
+NO_RSEQ="env GLIBC_TUNABLES=glibc.pthread.rseq=0"
+run "unit_api [rel, no rseq]" $NO_RSEQ $B/rel/tests/unit_api
+run "unit_api [rel, LRB_RSEQ=0]" env LRB_RSEQ=0 $B/rel/tests/unit_api
 # The KUnit-form suites of Makefile's KUNIT_USER_SUITES, on liblrb.
 for v in rel asan tsan; do
 	run "kunit_user [$v]" ktap kunit_user $B/$v/tests/kunit_user
@@ -111,6 +116,9 @@ for mode in discard overwrite; do
 	run "stress $mode global [rel]" \
 		$B/rel/tests/stress --mode $mode --seconds "$SAN_SECONDS" \
 		--alloc global --layout large
+	run "stress $mode ${SAN_SECONDS}s [rel, no rseq]" \
+		$NO_RSEQ $B/rel/tests/stress --mode $mode \
+		--seconds "$SAN_SECONDS"
 	run "stress $mode ${SAN_SECONDS}s [asan]" \
 		$B/asan/tests/stress --mode $mode --seconds "$SAN_SECONDS"
 	run "stress $mode ${SAN_SECONDS}s [tsan]" \

@@ -338,7 +338,8 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 		return __lrb_reserve_failed(ctx, __lrb_bad_cfg(chan, "lrb_reserve"));
 	__lrb_port_writer_begin();
 	buf = __lrb_this_cpu_buf(cfg, chan);
-	if (__lrb_unlikely(__lrb_port_nesting_inc() > LRB_MAX_NESTING)) {
+	if (__lrb_unlikely(__lrb_port_nesting_inc(buf->cpu, chan->nr_bufs) >
+			   LRB_MAX_NESTING)) {
 		ret = __lrb_reserve_failed(ctx, __lrb_nesting_exceeded(buf));
 		goto fail;
 	}

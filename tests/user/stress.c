@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "../../lib/kernel_compat.h"
+#include "../../lib/test_hooks.h"
 #include <lrb/lrb.h>
 #include <lrb/decode.h>
 
@@ -1607,6 +1608,21 @@ int main(int argc, char **argv)
 	alarm(0);
 	for (i = 0; i < nr_summary; i++)
 		printf("%s\n", summary[i]);
+	/* every writer and flush that blocked the rseq writers let them go */
+	CHECK(uatomic_read(&__lrb_rseq_block) == 0, "rseq block left at %lu",
+	      uatomic_read(&__lrb_rseq_block));
+	printf("per-CPU writers used %s (%lu blocks of the sequences)\n",
+	       __lrb_port_rseq_on() && alloc != 1 ? "restartable sequences" :
+						    "locked operations",
+	       __lrb_port_rseq_holds());
+	/* migrated writers took the locked path, blocking the sequences */
+	if (__lrb_port_rseq_on() && alloc != 1 && nr_allowed >= 2)
+		CHECK(__lrb_port_rseq_holds() > 0,
+		      "writers used restartable sequences, but none migrated");
+	else if (!__lrb_port_rseq_on())
+		CHECK(__lrb_port_rseq_holds() == 0,
+		      "%lu blocks of sequences that were never used",
+		      __lrb_port_rseq_holds());
 	printf("stress[%s]: %ld passed, %ld failed\n",
 	       mode ? "overwrite" : "discard", checks_passed, checks_failed);
 	return checks_failed ? EXIT_FAILURE : EXIT_SUCCESS;

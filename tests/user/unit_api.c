@@ -11,14 +11,21 @@
  *   c % nr_bufs (the kernel needs exactly nr_cpu_ids buffers);
  * - the switch timer (attr.switch_timer_us): records left alone become
  *   readable within its period plus a bound, its thread is gone after
- *   lrb_channel_destroy(), and without it records wait for a flush.
+ *   lrb_channel_destroy(), and without it records wait for a flush;
+ * - the rseq fast path: enabled where it can be (LRB_RSEQ=0 keeps the
+ *   locked path), and exclusive with the locked operations of a writer
+ *   that migrated and of a flush, so that no update of either is lost.
  */
 #include <dirent.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/rseq.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include "test.h"
+#include "../../lib/port.h"
 
 #define SB4K 4096UL
 #define PERCPU_MAX 64
@@ -148,13 +155,15 @@ static int pin_to(int cpu)
 static void one_percpu(unsigned int nr_cpus)
 {
 	struct lrb_chan *chan = make_chan(&cfg_dcc, nr_cpus);
-	unsigned long expect[PERCPU_MAX] = { 0 }, total = 0, read = 0;
+	unsigned long expect[PERCPU_MAX] = { 0 }, total = 0, read = 0, holds;
+	bool shared = nr_cpus < (unsigned int)lrb_possible_cpus();
 	u8 payload[16];
 	unsigned int i, k;
 	int cpu;
 
 	REQUIRE(chan);
 	REQUIRE_EQ(chan->nr_bufs, nr_cpus);
+	holds = __lrb_port_rseq_holds();
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, &orig_cpus) || pin_to(cpu))
 			continue;
@@ -170,7 +179,17 @@ static void one_percpu(unsigned int nr_cpus)
 	}
 	pin_to(home_cpu);
 	CHECK(total > 0);
+	/* writers on their buffer's CPU never block the sequences */
+	CHECK_EQ(__lrb_port_rseq_holds(), holds);
 	lrb_channel_flush(chan);
+	/*
+	 * Nor does anything on a channel whose buffers CPUs share: all its
+	 * writers take the locked path (no membarrier per record).
+	 */
+	if (shared || !__lrb_port_rseq_on())
+		CHECK_EQ(__lrb_port_rseq_holds(), holds);
+	else
+		CHECK_EQ(__lrb_port_rseq_holds() - holds, nr_cpus);
 	for (i = 0; i < chan->nr_bufs; i++) {
 		struct lrb_buf *buf = lrb_channel_nth_buf(chan, i);
 
@@ -185,11 +204,16 @@ static void one_percpu(unsigned int nr_cpus)
 	lrb_channel_destroy(chan);
 }
 
-/* Fewer buffers than CPUs (a buffer per CPU: lrb_api.percpu_mapping). */
+/*
+ * Fewer buffers than CPUs, and a buffer per CPU (also
+ * lrb_api.percpu_mapping), where writers use restartable sequences.
+ */
 static void test_percpu_modulo(void)
 {
 	one_percpu(1);
 	one_percpu(3);
+	if (lrb_possible_cpus() <= PERCPU_MAX)
+		one_percpu(lrb_possible_cpus());
 }
 
 /* Threads of this process named @comm (from /proc/self/task/<tid>/comm). */
@@ -374,6 +398,123 @@ static void test_switch_timer_many(void)
 	CHECK_EQ(threads_left("lrb-switch"), 0);
 }
 
+/* The fast path runs wherever the build, libc and kernel allow it. */
+static void test_rseq_mode(void)
+{
+	const char *env = getenv("LRB_RSEQ");
+	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	bool can = __LRB_PORT_RSEQ && __rseq_size > 0 && cmds > 0 &&
+		   (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ);
+
+	if (env && !strcmp(env, "0"))
+		can = false;
+	printf("# writers use %s\n", __lrb_port_rseq_on() ?
+	       "restartable sequences" : "locked operations");
+	CHECK_EQ(__lrb_port_rseq_on(), can);
+	CHECK_EQ(uatomic_read(&__lrb_rseq_block), 0);
+}
+
+#define RSEQ_RACE_SECTIONS 1000000
+#define RSEQ_RACE_REMOTE 100000
+
+static struct lrb_buf *race_buf;
+static int race_go;
+
+static void race_wait(void)
+{
+	while (!uatomic_read(&race_go))
+		caa_cpu_relax();
+}
+
+/* A writer of buffer 0 on CPU 0: two adds per section, in rseq there. */
+static void *race_owner(void *arg)
+{
+	unsigned int i;
+
+	(void)arg;
+	CHECK_EQ(pin_to(0), 0);
+	race_wait();
+	for (i = 0; i < RSEQ_RACE_SECTIONS; i++) {
+		__lrb_port_nesting_inc(race_buf->cpu, race_buf->chan->nr_bufs);
+		__lrb_v_inc(true, &race_buf->lost_nest);
+		__lrb_v_add_return(true, 2, &race_buf->lost_nest);
+		__lrb_port_nesting_dec();
+	}
+	return NULL;
+}
+
+/* A writer of buffer 0 that migrated to the last CPU: locked adds. */
+static void *race_migrated(void *arg)
+{
+	unsigned int i;
+
+	CHECK_EQ(pin_to(*(int *)arg), 0);
+	race_wait();
+	for (i = 0; i < RSEQ_RACE_REMOTE; i++) {
+		__lrb_port_nesting_inc(race_buf->cpu, race_buf->chan->nr_bufs);
+		__lrb_v_inc(true, &race_buf->lost_nest);
+		__lrb_v_cmpxchg(true, &race_buf->lost_nest, 0, 1);
+		__lrb_v_inc(true, &race_buf->lost_nest);
+		__lrb_port_nesting_dec();
+	}
+	return NULL;
+}
+
+static void race_flush_fn(void *arg)
+{
+	__lrb_v_inc(true, arg);
+}
+
+/* A flush of buffer 0 from the last CPU, as the switch timer does. */
+static void *race_flusher(void *arg)
+{
+	unsigned int i;
+
+	CHECK_EQ(pin_to(*(int *)arg), 0);
+	race_wait();
+	for (i = 0; i < RSEQ_RACE_REMOTE; i++)
+		__lrb_port_on_cpu(race_buf, race_flush_fn, &race_buf->lost_nest);
+	return NULL;
+}
+
+/*
+ * Unlocked adds in restartable sequences on CPU 0 and locked adds to the
+ * same counter from another CPU, by a migrated writer and by a flush: the
+ * total is exact, and nothing blocks the sequences afterwards.
+ */
+static void test_rseq_exclusion(void)
+{
+	struct lrb_chan *chan = make_chan(&cfg_dcc, lrb_possible_cpus());
+	int last = CPU_COUNT(&orig_cpus) > 1 ? 1 : 0;
+	unsigned long holds = __lrb_port_rseq_holds();
+	pthread_t t[3];
+	unsigned int i;
+
+	REQUIRE(chan);
+	if (!CPU_ISSET(0, &orig_cpus) || (last && !CPU_ISSET(1, &orig_cpus))) {
+		printf("# needs CPUs 0 and 1, skipped\n");
+		lrb_channel_destroy(chan);
+		return;
+	}
+	race_buf = chan->bufs[0];
+	uatomic_set(&race_go, 0);
+	REQUIRE(!pthread_create(&t[0], NULL, race_owner, NULL));
+	REQUIRE(!pthread_create(&t[1], NULL, race_migrated, &last));
+	REQUIRE(!pthread_create(&t[2], NULL, race_flusher, &last));
+	uatomic_set(&race_go, 1);
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		pthread_join(t[i], NULL);
+	CHECK_EQ(uatomic_read(&race_buf->lost_nest.v),
+		 3UL * RSEQ_RACE_SECTIONS + 3UL * RSEQ_RACE_REMOTE);
+	/* each migrated section and each flush blocked the sequences */
+	if (__lrb_port_rseq_on())
+		CHECK(__lrb_port_rseq_holds() - holds >= 2UL * RSEQ_RACE_REMOTE);
+	else
+		CHECK_EQ(__lrb_port_rseq_holds(), holds);
+	CHECK_EQ(uatomic_read(&__lrb_rseq_block), 0);
+	lrb_channel_destroy(chan);
+}
+
 int main(void)
 {
 	test_main_begin(60);
@@ -389,5 +530,7 @@ int main(void)
 	TEST_RUN(test_no_switch_timer);
 	TEST_RUN(test_switch_timer_many);
 	TEST_RUN(test_percpu_modulo);
+	TEST_RUN(test_rseq_mode);
+	TEST_RUN(test_rseq_exclusion);
 	return test_main_end("unit_api");
 }

@@ -166,10 +166,15 @@ DECLARE_PER_CPU(int, __lrb_nesting);
  * one-instruction form of them (UML among them). For the same reason the
  * read after the increment sees the caller's own count: an increment and a
  * read compare in memory (x86: incl, cmpl), where the increment-and-return
- * needs a register and an add besides its xadd.
+ * needs a register and an add besides its xadd. The writer's buffer is
+ * that of @cpu in a channel of @nr_bufs; the kernel has no use for them
+ * here (the user port has).
  */
-static __always_inline int __lrb_port_nesting_inc(void)
+static __always_inline int __lrb_port_nesting_inc(unsigned int cpu,
+						  unsigned int nr_bufs)
 {
+	(void)cpu;
+	(void)nr_bufs;
 	raw_cpu_inc(__lrb_nesting);
 	return raw_cpu_read(__lrb_nesting);
 }

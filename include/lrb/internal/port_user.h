@@ -4,11 +4,16 @@
  *
  * User space cannot disable preemption: a thread may migrate or be preempted
  * between reading its CPU number and committing, and another thread may then
- * write the same "per-CPU" buffer. Every writer operation is therefore a
- * full atomic operation (uatomic, lock-prefixed on x86), which keeps the
- * buffers correct under migration at the price of two locked instructions
- * per record. The CPU number only selects a buffer, for locality; it comes
- * from the rseq area glibc registers, so it costs one load.
+ * write the same "per-CPU" buffer. On x86_64 with rseq and membarrier, a
+ * writer of a channel with a buffer per CPU updates its own CPU's buffer
+ * with unlocked read-modify-writes inside restartable sequences, which the
+ * kernel aborts if the thread is preempted, migrated or signalled; a
+ * writer that is not on its buffer's CPU, and a flush from another
+ * thread, first block those sequences process-wide (__lrb_rseq_block,
+ * fenced by membarrier) and then use locked instructions
+ * (Documentation/design.rst, "The user-space port"). Without rseq, and in
+ * channels with fewer buffers than CPUs, every writer operation is a
+ * locked one (uatomic).
  *
  * Channel lifetime is protected by liburcu-bp read-side critical sections,
  * which register each thread on its first use: a thread's first write must
@@ -32,6 +37,7 @@
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -121,6 +127,197 @@ struct __lrb_atomic {
 	})
 #endif
 
+/*
+ * The rseq fast path: x86_64, and not under the sanitizers, which cannot
+ * follow a restartable sequence (the library then never enables it).
+ */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && \
+	!defined(__SANITIZE_ADDRESS__)
+#define __LRB_PORT_RSEQ 1
+#else
+#define __LRB_PORT_RSEQ 0
+#endif
+
+/* Writer depths that save the mode of the one they interrupt. */
+#define __LRB_PORT_DEPTHS 8
+
+extern __thread int __lrb_nesting __attribute__((tls_model("initial-exec")));
+/*
+ * How this thread's current writer updates its buffer's counters: 0,
+ * locked operations (rseq off, a channel with fewer buffers than CPUs, or
+ * no writer: channel setup, __lrb_port_on_cpu()); __LRB_MODE_RSEQ | cpu,
+ * restartable sequences on @cpu, its buffer's CPU; that | LONG_MIN once a
+ * sequence could not run: locked operations with the sequences blocked
+ * (__lrb_rseq_block) until the writer ends; __LRB_MODE_PER_OP (writers
+ * nested deeper than __LRB_PORT_DEPTHS): each operation blocks them for
+ * itself. A writer saves the mode of the one it interrupts (signal
+ * handlers nest) and gives it back.
+ */
+#if __LRB_PORT_RSEQ
+#define __LRB_MODE_RSEQ (1L << 32)
+#else
+#define __LRB_MODE_RSEQ 0L
+#endif
+#define __LRB_MODE_PER_OP (-1L)
+extern __thread long __lrb_port_mode __attribute__((tls_model("initial-exec")));
+extern __thread long __lrb_port_saved[__LRB_PORT_DEPTHS + 1]
+	__attribute__((tls_model("initial-exec")));
+/*
+ * The fewest buffers a per-CPU channel needs for its writers to use
+ * restartable sequences: the number of CPUs, or UINT_MAX (never) without
+ * rseq. A channel with fewer shares buffers between CPUs: all its writers
+ * take the locked path, which then needs no blocking.
+ */
+extern unsigned int __lrb_rseq_min_bufs;
+/*
+ * 2 * writers and flushes using locked operations on per-CPU buffers of
+ * rseq channels, plus bit 0 once a membarrier has aborted every sequence
+ * begun before the count left 0. A sequence commits only if it reads 0.
+ */
+extern unsigned long __lrb_rseq_block;
+
+enum __lrb_v_op {
+	__LRB_V_ADD,
+	__LRB_V_CMPXCHG,
+	__LRB_V_SET,
+};
+
+unsigned long __lrb_v_slow(enum __lrb_v_op op, unsigned long *p,
+			   unsigned long a, unsigned long b);
+
+#if __LRB_PORT_RSEQ
+/*
+ * One restartable sequence: the descriptor (struct rseq_cs) in section
+ * __rseq_cs, the abort handler, preceded by the signature glibc registers,
+ * in __rseq_failure. The thread's rseq area is %fs:__rseq_offset. Between
+ * labels 1 and 2 the kernel moves an aborted thread to label 4, which
+ * jumps to the abort label; 2 follows the single store that commits. The
+ * sequence goes to the slow label if the thread is not on @cpu or locked
+ * operations are under way.
+ */
+#define __LRB_RSEQ_BEGIN                                                     \
+	".pushsection __rseq_cs, \"aw\"\n\t"                                 \
+	".balign 32\n\t"                                                     \
+	"3:\n\t"                                                             \
+	".long 0, 0\n\t"                                                     \
+	".quad 1f, 2f - 1f, 4f\n\t"                                          \
+	".popsection\n\t"                                                    \
+	"leaq 3b(%%rip), %%rax\n\t"                                          \
+	"movq %%rax, %%fs:%c[cs](%[rs])\n\t"                                 \
+	"1:\n\t"                                                             \
+	"cmpl %[cpu], %%fs:%c[cpu_id](%[rs])\n\t"                            \
+	"jnz %l[slow]\n\t"                                                   \
+	"cmpq $0, %[block]\n\t"                                              \
+	"jnz %l[slow]\n\t"
+
+#define __LRB_RSEQ_END                                                       \
+	"2:\n\t"                                                             \
+	".pushsection __rseq_failure, \"ax\"\n\t"                            \
+	".byte 0x0f, 0xb9, 0x3d\n\t"                                         \
+	".long 0x53053053\n\t"                                               \
+	"4:\n\t"                                                             \
+	"jmp %l[abort]\n\t"                                                  \
+	".popsection\n\t"
+
+#define __LRB_RSEQ_IN                                                        \
+	[rs] "r"(__rseq_offset), [cs] "i"(offsetof(struct rseq, rseq_cs)),   \
+		[cpu_id] "i"(offsetof(struct rseq, cpu_id)), [cpu] "r"(cpu), \
+		[block] "m"(__lrb_rseq_block)
+
+/*
+ * @op on *@p (add @a; set it to @b if it is @a; store @a) in a sequence on
+ * @cpu: 1 if done (the new value, or the one found, in *@r), 0 if it must
+ * take the locked path, -1 if it was aborted.
+ *
+ * The sequences have no output operands: GCC 12.2 miscompiled the
+ * output of an asm goto inlined in __lrb_reserve_slow()'s retry loop (a
+ * completed sequence returned a stale stack slot, not the output register,
+ * so a compare-and-swap that succeeded reported failure and the writer
+ * moved on to new packets). They address *@p and *@r through registers,
+ * and the "memory" clobber says they write both.
+ */
+static __always_inline int __lrb_rseq_op(enum __lrb_v_op op, unsigned int cpu,
+					 unsigned long *p, unsigned long a,
+					 unsigned long b, unsigned long *r)
+{
+	if (op == __LRB_V_ADD)
+		__asm__ __volatile__ goto(__LRB_RSEQ_BEGIN
+					  "movq (%[p]), %%rax\n\t"
+					  "addq %[a], %%rax\n\t"
+					  "movq %%rax, (%[r])\n\t"
+					  "movq %%rax, (%[p])\n\t"
+					  __LRB_RSEQ_END
+					  :
+					  : __LRB_RSEQ_IN, [p] "r"(p), [a] "r"(a),
+					    [r] "r"(r)
+					  : "rax", "memory", "cc"
+					  : slow, abort);
+	else if (op == __LRB_V_CMPXCHG)
+		__asm__ __volatile__ goto(__LRB_RSEQ_BEGIN
+					  "movq (%[p]), %%rax\n\t"
+					  "movq %%rax, (%[r])\n\t"
+					  "cmpq %[a], %%rax\n\t"
+					  "jnz 2f\n\t"
+					  "movq %[b], (%[p])\n\t"
+					  __LRB_RSEQ_END
+					  :
+					  : __LRB_RSEQ_IN, [p] "r"(p), [a] "r"(a),
+					    [b] "r"(b), [r] "r"(r)
+					  : "rax", "memory", "cc"
+					  : slow, abort);
+	else
+		__asm__ __volatile__ goto(__LRB_RSEQ_BEGIN
+					  "movq %[a], (%[p])\n\t"
+					  __LRB_RSEQ_END
+					  :
+					  : __LRB_RSEQ_IN, [p] "r"(p), [a] "r"(a)
+					  : "rax", "memory", "cc"
+					  : slow, abort);
+	if (op == __LRB_V_SET)
+		*r = a;
+	return 1;
+slow:
+	return 0;
+abort:
+	return -1;
+}
+#endif
+
+/*
+ * A read-modify-write (or store) of a counter of a per-CPU buffer by a
+ * writer: in a restartable sequence on the buffer's CPU while no locked
+ * user exists (an aborted one retries), locked otherwise.
+ */
+static __always_inline unsigned long __lrb_v_op(enum __lrb_v_op op,
+						unsigned long *p,
+						unsigned long a,
+						unsigned long b)
+{
+#if __LRB_PORT_RSEQ
+	long mode = __lrb_port_mode;
+
+	if (__lrb_likely(mode > 0)) {
+		unsigned long r;
+		int ret;
+
+		do
+			ret = __lrb_rseq_op(op, (unsigned int)mode, p, a, b, &r);
+		while (__lrb_unlikely(ret < 0));
+		if (__lrb_likely(ret))
+			return r;
+		return __lrb_v_slow(op, p, a, b);
+	}
+	if (__lrb_unlikely(mode))
+		return __lrb_v_slow(op, p, a, b);
+#endif
+	if (op == __LRB_V_ADD)
+		return uatomic_add_return(p, a);
+	if (op == __LRB_V_CMPXCHG)
+		return uatomic_cmpxchg(p, a, b);
+	uatomic_set(p, a);
+	return a;
+}
+
 static __always_inline unsigned long __lrb_v_read(bool per_cpu, union __lrb_v *v)
 {
 	(void)per_cpu;
@@ -130,21 +327,26 @@ static __always_inline unsigned long __lrb_v_read(bool per_cpu, union __lrb_v *v
 static __always_inline void __lrb_v_set(bool per_cpu, union __lrb_v *v,
 					unsigned long x)
 {
-	(void)per_cpu;
-	uatomic_set(&v->v, x);
+	if (per_cpu)
+		__lrb_v_op(__LRB_V_SET, &v->v, x, 0);
+	else
+		uatomic_set(&v->v, x);
 }
 
 static __always_inline void __lrb_v_inc(bool per_cpu, union __lrb_v *v)
 {
-	(void)per_cpu;
-	uatomic_add(&v->v, 1);
+	if (per_cpu)
+		__lrb_v_op(__LRB_V_ADD, &v->v, 1, 0);
+	else
+		uatomic_add(&v->v, 1);
 }
 
 static __always_inline unsigned long __lrb_v_add_return(bool per_cpu,
 							unsigned long x,
 							union __lrb_v *v)
 {
-	(void)per_cpu;
+	if (per_cpu)
+		return __lrb_v_op(__LRB_V_ADD, &v->v, x, 0);
 	return uatomic_add_return(&v->v, x);
 }
 
@@ -153,7 +355,8 @@ static __always_inline unsigned long __lrb_v_cmpxchg(bool per_cpu,
 						     unsigned long old,
 						     unsigned long val)
 {
-	(void)per_cpu;
+	if (per_cpu)
+		return __lrb_v_op(__LRB_V_CMPXCHG, &v->v, old, val);
 	return uatomic_cmpxchg(&v->v, old, val);
 }
 
@@ -208,20 +411,52 @@ static __always_inline unsigned int __lrb_port_cpu(void)
 	return cpu;
 }
 
-extern __thread int __lrb_nesting __attribute__((tls_model("initial-exec")));
+void __lrb_rseq_release(void);
 
-/* Depth of lrb writers on this thread (signal handlers nest), with caller. */
-static __always_inline int __lrb_port_nesting_inc(void)
+/*
+ * Depth of lrb writers on this thread (signal handlers nest), with caller;
+ * the writer at that depth writes the buffer of @cpu in a channel of
+ * @nr_bufs buffers. A signal handler may run between any two steps: it
+ * saves and gives back the mode it finds.
+ */
+static __always_inline int __lrb_port_nesting_inc(unsigned int cpu,
+						  unsigned int nr_bufs)
 {
+	unsigned int min_bufs = __lrb_rseq_min_bufs;
 	int depth = ++__lrb_nesting;
 
 	cmm_barrier();
+	/* without rseq every mode stays 0 */
+	if (__LRB_PORT_RSEQ && min_bufs != UINT_MAX) {
+		if (__lrb_likely(depth <= __LRB_PORT_DEPTHS))
+			__lrb_port_saved[depth] = __lrb_port_mode;
+		cmm_barrier();
+		if (__lrb_unlikely(depth >= __LRB_PORT_DEPTHS))
+			__lrb_port_mode = __LRB_MODE_PER_OP;
+		else if (nr_bufs >= min_bufs)
+			__lrb_port_mode = __LRB_MODE_RSEQ | cpu;
+		else
+			__lrb_port_mode = 0;
+		cmm_barrier();
+	}
 	return depth;
 }
 
 static __always_inline void __lrb_port_nesting_dec(void)
 {
 	cmm_barrier();
+	if (__LRB_PORT_RSEQ && __lrb_rseq_min_bufs != UINT_MAX) {
+		int depth = __lrb_nesting;
+		long mode = __lrb_port_mode;
+
+		__lrb_port_mode = __lrb_likely(depth <= __LRB_PORT_DEPTHS) ?
+					  __lrb_port_saved[depth] :
+					  __LRB_MODE_PER_OP;
+		cmm_barrier();
+		if (__lrb_unlikely(mode < 0 && mode != __LRB_MODE_PER_OP))
+			__lrb_rseq_release();
+		cmm_barrier();
+	}
 	__lrb_nesting--;
 }
 
