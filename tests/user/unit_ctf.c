@@ -298,6 +298,62 @@ static void reserve_small(const struct lrb_config *cfg, struct lrb_chan *chan,
 	lrb_write(ctx, &p, SMALL_LEN);
 }
 
+/* A one-buffer channel being recorded into the trace directory @trace. */
+struct trace_run {
+	char trace[128];
+	struct lrb_chan *chan;
+	struct lrb_buf *buf;
+	FILE *f;
+};
+
+/* Start test @name: its channel, reader and stream file; e zeroed. */
+static void trace_open(struct trace_run *r, const char *name,
+		       const struct lrb_config *cfg, struct expect *e)
+{
+	const struct lrb_chan_attr attr = {
+		.subbuf_size = 4096, .num_subbuf = 4, .nr_cpus = 1,
+		.stream_id = 5,
+	};
+	char path[160];
+
+	test_current = name;
+	memset(e, 0, sizeof(*e));
+	now = 1000;
+	snprintf(r->trace, sizeof(r->trace), "%s/%s", dir, name);
+	REQUIRE(!mkdir(r->trace, 0755));
+	REQUIRE(!lrb_channel_create(cfg, &attr, &r->chan));
+	r->buf = lrb_channel_nth_buf(r->chan, 0);
+	REQUIRE(!lrb_reader_open(r->buf));
+	snprintf(path, sizeof(path), "%s/stream_0", r->trace);
+	r->f = fopen(path, "w");
+	REQUIRE(r->f);
+}
+
+/* Flush and drain the rest, write the metadata; e->lost and *st set. */
+static void trace_finish(struct trace_run *r, struct expect *e,
+			 struct lrb_buf_counters *st)
+{
+	char path[160];
+
+	lrb_buf_flush(r->buf);
+	drain(r->chan, r->buf, r->f, e);
+	fclose(r->f);
+	snprintf(path, sizeof(path), "%s/metadata", r->trace);
+	write_metadata(r->chan, path);
+	lrb_buf_stats(r->buf, st);
+	e->lost = lrb_buf_lost(r->buf);
+}
+
+/* The trace read by babeltrace2 (and lrb-dump) as @e expects; teardown. */
+static void trace_check(struct trace_run *r, const struct expect *e)
+{
+	check_babeltrace(r->trace, e);
+	if (lrb_dump)
+		check_lrb_dump(r->trace, e);
+	lrb_reader_close(r->buf);
+	lrb_channel_destroy(r->chan);
+}
+
 /*
  * Records discarded after a later record was reserved become skip records:
  * alone or several in a row, first in a packet (right after a flush),
@@ -307,33 +363,20 @@ static void reserve_small(const struct lrb_config *cfg, struct lrb_chan *chan,
  */
 static void run_skips(const char *name, const struct lrb_config *cfg)
 {
-	struct lrb_chan_attr attr = {
-		.subbuf_size = 4096, .num_subbuf = 4, .nr_cpus = 1,
-		.stream_id = 5,
-	};
 	static struct expect e;
 	static u32 committed[4096];
 	unsigned long nc = 0;
-	char trace[128], path[160];
 	struct lrb_buf_counters st;
 	struct lrb_ctx c[3];
+	struct trace_run r;
 	struct lrb_chan *chan;
 	struct lrb_buf *buf;
 	unsigned int i, k;
 	u32 seq = 1;
-	FILE *f;
 
-	test_current = name;
-	memset(&e, 0, sizeof(e));
-	now = 1000;
-	snprintf(trace, sizeof(trace), "%s/%s", dir, name);
-	REQUIRE(!mkdir(trace, 0755));
-	REQUIRE(!lrb_channel_create(cfg, &attr, &chan));
-	buf = lrb_channel_nth_buf(chan, 0);
-	REQUIRE(!lrb_reader_open(buf));
-	snprintf(path, sizeof(path), "%s/stream_0", trace);
-	f = fopen(path, "w");
-	REQUIRE(f);
+	trace_open(&r, name, cfg, &e);
+	chan = r.chan;
+	buf = r.buf;
 	for (i = 0; i < 600; i++) {
 		unsigned int pattern = i % 6;
 
@@ -371,15 +414,9 @@ static void run_skips(const char *name, const struct lrb_config *cfg)
 		/* no multiple of 5: those are "big" events in check_event() */
 		seq += 5;
 		/* a flush closes a packet: make room for the next ones */
-		drain(chan, buf, f, &e);
+		drain(chan, buf, r.f, &e);
 	}
-	lrb_buf_flush(buf);
-	drain(chan, buf, f, &e);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/metadata", trace);
-	write_metadata(chan, path);
-	lrb_buf_stats(buf, &st);
-	e.lost = lrb_buf_lost(buf);
+	trace_finish(&r, &e, &st);
 	CHECK_EQ(e.lost, 0);
 	CHECK_EQ(st.records_written, nc);
 	CHECK_EQ(e.n, nc);
@@ -389,11 +426,7 @@ static void run_skips(const char *name, const struct lrb_config *cfg)
 			break;
 		}
 	CHECK(e.skipped > 0);
-	check_babeltrace(trace, &e);
-	if (lrb_dump)
-		check_lrb_dump(trace, &e);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	trace_check(&r, &e);
 }
 
 /*
@@ -403,41 +436,18 @@ static void run_skips(const char *name, const struct lrb_config *cfg)
 static void run_trace(const char *name, const struct lrb_config *cfg,
 		      unsigned int nr, unsigned int drain_every)
 {
-	struct lrb_chan_attr attr = {
-		.subbuf_size = 4096, .num_subbuf = 4, .nr_cpus = 1,
-		.stream_id = 5,
-	};
 	static struct expect e;
-	char trace[128], path[160];
-	struct lrb_chan *chan;
 	struct lrb_buf_counters st;
-	struct lrb_buf *buf;
+	struct trace_run r;
 	unsigned int i;
-	FILE *f;
 
-	test_current = name;
-	memset(&e, 0, sizeof(e));
-	now = 1000;
-	snprintf(trace, sizeof(trace), "%s/%s", dir, name);
-	REQUIRE(!mkdir(trace, 0755));
-	REQUIRE(!lrb_channel_create(cfg, &attr, &chan));
-	buf = lrb_channel_nth_buf(chan, 0);
-	REQUIRE(!lrb_reader_open(buf));
-	snprintf(path, sizeof(path), "%s/stream_0", trace);
-	f = fopen(path, "w");
-	REQUIRE(f);
+	trace_open(&r, name, cfg, &e);
 	for (i = 0; i < nr; i++) {
-		write_one(cfg, chan, i);
+		write_one(cfg, r.chan, i);
 		if (i % drain_every == drain_every - 1)
-			drain(chan, buf, f, &e);
+			drain(r.chan, r.buf, r.f, &e);
 	}
-	lrb_buf_flush(buf);
-	drain(chan, buf, f, &e);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/metadata", trace);
-	write_metadata(chan, path);
-	lrb_buf_stats(buf, &st);
-	e.lost = lrb_buf_lost(buf);
+	trace_finish(&r, &e, &st);
 	/* the runs must exercise what they claim to, and lose nothing else */
 	CHECK(e.lost > 0);
 	CHECK_EQ(e.n + e.lost, nr);
@@ -448,11 +458,7 @@ static void run_trace(const char *name, const struct lrb_config *cfg,
 		CHECK_EQ(e.lost, st.lost_overwrite);
 		CHECK_EQ(e.seq[e.n - 1], nr - 1);
 	}
-	check_babeltrace(trace, &e);
-	if (lrb_dump)
-		check_lrb_dump(trace, &e);
-	lrb_reader_close(buf);
-	lrb_channel_destroy(chan);
+	trace_check(&r, &e);
 }
 
 int main(int argc, char **argv)
