@@ -317,6 +317,23 @@ static void env_prefill(struct kunit *test, struct nest_env *e, int n,
 	e->rs->seq = e->m->seq;
 }
 
+/*
+ * Three 20-byte records, then a writer at @pp's hook point that nests @nr
+ * records of 24 bytes from the timestamp 5000 once, at its first record.
+ */
+static void env_nest_at(struct kunit *test, struct nest_env *e,
+			const struct point_param *pp, int nr)
+{
+	env_init(test, e, pp->cfg, 4, false);
+	env_prefill(test, e, 3, 20);
+	e->p.point = pp->point;
+	e->p.from = 1;
+	e->p.to = 1;
+	e->p.nr = nr;
+	e->p.len = 24;
+	e->p.ts_base = 5000;
+}
+
 /* Flush, read everything back and check it against what was written. */
 static void env_check_all(struct kunit *test, struct nest_env *e)
 {
@@ -346,14 +363,7 @@ static void hook_nested_records(struct kunit *test)
 	struct nrec *o;
 	int i, n;
 
-	env_init(test, &e, pp->cfg, 4, false);
-	env_prefill(test, &e, 3, 20);
-	e.p.point = pp->point;
-	e.p.from = 1;
-	e.p.to = 1;
-	e.p.nr = 3;
-	e.p.len = 24;
-	e.p.ts_base = 5000;
+	env_nest_at(test, &e, pp, 3);
 	KUNIT_EXPECT_EQ(test, outer_write(&e.p, 40, 1000), 0);
 	KUNIT_EXPECT_EQ(test, e.p.fired, BIT(1));
 	n = e.rs->n;
@@ -835,14 +845,7 @@ static void hook_discard(struct kunit *test)
 	unsigned long committed = 3;
 	int i;
 
-	env_init(test, &e, pp->cfg, 4, false);
-	env_prefill(test, &e, 3, 20);
-	e.p.point = pp->point;
-	e.p.from = 1;
-	e.p.to = 1;
-	e.p.nr = 2;
-	e.p.len = 24;
-	e.p.ts_base = 5000;
+	env_nest_at(test, &e, pp, 2);
 	WRITE_ONCE(nested_discard, discard);
 	o = &e.rs->r[e.rs->n++];
 	o->seq = e.rs->seq++;
