@@ -105,6 +105,11 @@ int lrb_channel_create(const struct lrb_config *cfg,
 	chan->num_subbuf = attr->num_subbuf;
 	chan->num_subbuf_order = lrb_order(attr->num_subbuf);
 	chan->pages_per_subbuf = attr->subbuf_size >> LRB_PAGE_SHIFT;
+	chan->base_mask = ~(attr->subbuf_size - 1);
+	chan->idx_mask = attr->num_subbuf - 1;
+	chan->records_mask = 2 * attr->num_subbuf - 1;
+	chan->page_mask = chan->pages_per_subbuf - 1;
+	chan->end_mask = attr->subbuf_size - 4;
 	chan->stream_id = attr->stream_id;
 	chan->priv = attr->priv;
 

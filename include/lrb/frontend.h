@@ -140,8 +140,7 @@ static __always_inline char *__lrb_ctx_addr(const struct lrb_ctx *ctx,
 					    unsigned long pos)
 {
 	/* sub-buffers are whole pages, aligned in positions */
-	return (char *)ctx->pages[(pos >> LRB_PAGE_SHIFT) &
-				  (ctx->chan->pages_per_subbuf - 1)] +
+	return (char *)ctx->pages[(pos >> LRB_PAGE_SHIFT) & ctx->chan->page_mask] +
 	       (pos & (LRB_PAGE_SIZE - 1));
 }
 
@@ -232,8 +231,8 @@ static __always_inline void __lrb_open_record(const struct lrb_config *cfg,
 	unsigned long slot;
 
 	/* loads: cheaper than variable shifts */
-	ctx->idx = sb & (chan->num_subbuf - 1);
-	ctx->k = sb & (2 * chan->num_subbuf - 1);
+	ctx->idx = sb & chan->idx_mask;
+	ctx->k = sb & chan->records_mask;
 	if (cfg->mode == LRB_MODE_OVERWRITE)
 		slot = __lrb_claim(ctx->buf, ctx->idx, lap);
 	else
@@ -371,8 +370,8 @@ static __always_inline int lrb_reserve(const struct lrb_config *cfg,
 	 * in this sub-buffer: the slow path refuses such a record.
 	 */
 	begin = __lrb_align(offset);
-	if (__lrb_unlikely(((begin - 1) ^ (begin + __lrb_slot_len(header_len, len))) >>
-			   order ||
+	if (__lrb_unlikely(((begin - 1) ^ (begin + __lrb_slot_len(header_len, len))) &
+			   chan->base_mask ||
 			   (sizeof(long) < sizeof(uint64_t) &&
 			    len > (1UL << __LRB_MAX_SUBBUF_ORDER))))
 		goto slow;

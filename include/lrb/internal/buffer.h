@@ -164,6 +164,11 @@ struct __lrb_port_timer;
  * @num_subbuf: sub-buffers per buffer
  * @num_subbuf_order: log2(num_subbuf)
  * @pages_per_subbuf: pages per sub-buffer
+ * @base_mask: ~(subbuf_size - 1): the bits of a position above its sub-buffer
+ * @idx_mask: num_subbuf - 1
+ * @records_mask: 2 * num_subbuf - 1 (see __lrb_records_index())
+ * @page_mask: pages_per_subbuf - 1
+ * @end_mask: subbuf_size - 4 (see __lrb_commit_ends())
  * @stream_id: CTF stream id written in every packet header
  * @priv: client data
  * @region: the region a persistent channel lives in, or NULL
@@ -178,6 +183,12 @@ struct lrb_chan {
 	unsigned long num_subbuf;
 	unsigned int num_subbuf_order;
 	unsigned int pages_per_subbuf;
+	/* the fast path's masks, derived once rather than per record */
+	unsigned long base_mask;
+	unsigned long idx_mask;
+	unsigned long records_mask;
+	unsigned long page_mask;
+	unsigned long end_mask;
 	uint32_t stream_id;
 	void *priv;
 	void *region;
@@ -263,7 +274,7 @@ static __always_inline bool __lrb_commit_done(const struct lrb_chan *chan,
 static __always_inline bool __lrb_commit_ends(const struct lrb_chan *chan,
 					      unsigned long cc)
 {
-	return !((cc + 1) & (chan->subbuf_size - 4));
+	return !((cc + 1) & chan->end_mask);
 }
 
 /*

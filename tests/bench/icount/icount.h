@@ -43,13 +43,14 @@ struct icount_case {
 		offsetof(struct lrb_chan, subbuf_order),		\
 		offsetof(struct lrb_chan, num_subbuf_order),		\
 		offsetof(struct lrb_chan, pages_per_subbuf),		\
+		offsetof(struct lrb_chan, end_mask),			\
 		sizeof(union __lrb_v),					\
 		sizeof(union __lrb_v64),				\
 		sizeof(struct __lrb_atomic),				\
 		sizeof(struct lrb_ctx),					\
 		x							\
 	}
-#define ICOUNT_LAYOUT_LEN 17
+#define ICOUNT_LAYOUT_LEN 18
 
 extern const struct icount_case kport_cases[];
 extern const unsigned int kport_nr_cases;
