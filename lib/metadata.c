@@ -239,6 +239,8 @@ static const char lrb_tabs[] = "\t\t\t\t\t\t\t\t";
 
 /* A skip record's selector: one bit of its count of words. */
 #define LRB_TSDL_BIT "enum : integer { size = 1; align = 1; signed = false; } { no = 0, yes = 1 }"
+/* The bits of its count's word above the selectors. */
+#define LRB_TSDL_ZERO "struct { integer { size = %u; align = 1; signed = false; } id; } zero;\n"
 
 static void lrb_tsdl_header(struct lrb_tsdl *o, const struct lrb_tsdl_hdr *h,
 			    int d, bool skip);
@@ -251,26 +253,36 @@ static void lrb_tsdl_header(struct lrb_tsdl *o, const struct lrb_tsdl_hdr *h,
  * the record that follows. The count's word is in the writer's order: the
  * selectors start from its least significant bit in a little-endian trace,
  * from its most significant one in a big-endian trace.
+ *
+ * Every integer here is a struct member named id: babeltrace2 2.0 warns
+ * about any integer of a record header but an id or a timestamp, and the
+ * event id it keeps is the last one decoded, the nested header's. So each
+ * selector is the id of its own struct, which nests the next selector's
+ * struct and then the variant tagged by its id (babeltrace2's tags are
+ * plain names, found in the enclosing structs from the innermost out).
  */
 static void lrb_tsdl_skip(struct lrb_tsdl *o, const struct lrb_tsdl_hdr *h,
 			  int d)
 {
-	unsigned int i, n = h->skip_bits;
+	unsigned int i, bit, n = h->skip_bits;
 
-	if (LRB_TSDL_BIG_ENDIAN && n < 32)
-		lrb_tsdl_add(o, "%.*sinteger { size = %u; align = 1; signed = false; } zero;\n",
-			     d, lrb_tabs, 32 - n);
-	for (i = 0; i < n; i++)
-		lrb_tsdl_add(o, "%.*s" LRB_TSDL_BIT " s%u;\n", d, lrb_tabs,
-			     LRB_TSDL_BIG_ENDIAN ? n - 1 - i : i);
-	if (!LRB_TSDL_BIG_ENDIAN && n < 32)
-		lrb_tsdl_add(o, "%.*sinteger { size = %u; align = 1; signed = false; } zero;\n",
-			     d, lrb_tabs, 32 - n);
 	for (i = 0; i < n; i++) {
-		lrb_tsdl_add(o, "%.*svariant <s%u> { struct { } no; ", d,
-			     lrb_tabs, i);
-		lrb_tsdl_add(o, "struct { uint32_t w[%lu]; } yes; } a%u;\n",
-			     1UL << i, i);
+		lrb_tsdl_add(o, "%.*sstruct {\n", d, lrb_tabs);
+		if (LRB_TSDL_BIG_ENDIAN && !i)
+			lrb_tsdl_add(o, "%.*s" LRB_TSDL_ZERO, d + 1, lrb_tabs,
+				     32 - n);
+		lrb_tsdl_add(o, "%.*s" LRB_TSDL_BIT " id;\n", d + 1, lrb_tabs);
+		if (!LRB_TSDL_BIG_ENDIAN && i == n - 1)
+			lrb_tsdl_add(o, "%.*s" LRB_TSDL_ZERO, d + 1, lrb_tabs,
+				     32 - n);
+	}
+	while (i--) {
+		bit = LRB_TSDL_BIG_ENDIAN ? n - 1 - i : i;
+		lrb_tsdl_add(o, "%.*svariant <id> { struct { } no; ", d + 1,
+			     lrb_tabs);
+		lrb_tsdl_add(o, "struct { struct { uint32_t id; } w[%lu]; } yes; } a;\n",
+			     1UL << bit);
+		lrb_tsdl_add(o, "%.*s} s%u;\n", d, lrb_tabs, bit);
 	}
 	lrb_tsdl_add(o, "%.*s", d, lrb_tabs);
 	lrb_tsdl_header(o, h, d, false);

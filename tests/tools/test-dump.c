@@ -675,6 +675,11 @@ static char *with_events(const struct trace *t, const char *events)
 	return text;
 }
 
+/* 12 nested structs: 48 and an integer are one type too deep */
+#define S12 "struct { struct { struct { struct { struct { struct { " \
+	    "struct { struct { struct { struct { struct { struct { "
+#define E12 " } a; } a; } a; } a; } a; } a; } a; } a; } a; } a; } a; } a;"
+
 static void test_parser(void)
 {
 	static const struct {
@@ -726,10 +731,9 @@ static void test_parser(void)
 		{ "event { name = a; id = 99999999999999999999; };", "number too large" },
 		{ "event { name = a; id = 1; fields := struct { struct s x; }; };",
 		  "references to named structs are not supported" },
-		{ "typealias struct { struct { struct { struct { struct { struct { struct { struct {"
-		  " struct { struct { struct { struct { struct { struct { struct { struct { uint8_t a;"
-		  " } a; } a; } a; } a; } a; } a; } a; } a; } a; } a; } a; } a; } a; } a; } a; } := deep;",
-		  "types nested more than 16 deep" },
+		{ "typealias " S12 S12 S12 S12 "uint8_t a;" E12 E12 E12
+		  " } a; } a; } a; } a; } a; } a; } a; } a; } a; } a; } a; } := deep;",
+		  "types nested more than 48 deep" },
 		{ "\x01", "unexpected byte 0x01" },
 	};
 	char err[300];

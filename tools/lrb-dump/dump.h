@@ -24,7 +24,7 @@
 
 /* Limits that keep hostile metadata from costing unbounded memory or time. */
 #define DUMP_META_MAX_BYTES (16UL << 20)
-#define DUMP_MAX_DEPTH 16		/* types nested in types */
+#define DUMP_MAX_DEPTH 48		/* types nested in types (lrb: 37) */
 #define DUMP_MAX_FIELDS 1024		/* fields of one struct */
 #define DUMP_MAX_SCOPE 4096		/* fields of the structs on one path */
 #define DUMP_MAX_NODES 100000		/* an event's fields, arrays unrolled once */
