@@ -586,7 +586,7 @@ static void lrb_recover_lost(const struct lrb_rgeo *g, const u8 *desc,
 			   LRB_LOST_BIT(NEST);
 	u64 max_rec = (g->h->subbuf_size - LRB_PACKET_HEADER_SIZE) /
 		      LRB_RECORD_ALIGN;
-	u64 sum;
+	u64 sum, limit;
 
 	st->lost_full = lrb_rword(desc, LRB_REGION_LOST_FULL);
 	st->lost_wrap = lrb_rword(desc, LRB_REGION_LOST_WRAP);
@@ -602,9 +602,13 @@ static void lrb_recover_lost(const struct lrb_rgeo *g, const u8 *desc,
 		st->untrusted |= others;
 	else
 		*other = sum + st->lost_nest;
-	/* a count of that many would have wrapped a 64-bit product */
-	if (st->lost_overwrite < *ow || newest >= ~0ULL / max_rec ||
-	    st->lost_overwrite > (newest + 1) * max_rec)
+	/*
+	 * Not a division (no 64-bit divide on 32-bit kernels): a product that
+	 * wraps means a sequence number no real run reaches.
+	 */
+	if (st->lost_overwrite < *ow || newest == ~0ULL ||
+	    __builtin_mul_overflow(newest + 1, max_rec, &limit) ||
+	    st->lost_overwrite > limit)
 		st->untrusted |= LRB_LOST_BIT(OVERWRITE);
 	else
 		*ow = st->lost_overwrite;
