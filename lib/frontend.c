@@ -17,26 +17,34 @@ static bool lrb_chan_per_cpu(const struct lrb_chan *chan)
 }
 
 /*
- * lrb_buf_lost(), and in *@overwritten the part of it that counts records
- * of overwritten packets, from the same reads.
+ * The loss count a closing packet carries: @all as lrb_buf_lost(), the
+ * part of it counting records of overwritten packets, and the sub-buffer
+ * of the packet (for the closing count of a persistent channel).
  */
-static unsigned long lrb_lost_split(struct lrb_buf *buf,
-				    unsigned long *overwritten)
+struct lrb_lost {
+	unsigned long all;
+	unsigned long overwritten;
+	unsigned long idx;
+};
+
+/* @lost's two counts, from the same reads. */
+static void lrb_lost_sample(struct lrb_buf *buf, struct lrb_lost *lost)
 {
 	bool per_cpu = lrb_chan_per_cpu(buf->chan);
 
-	*overwritten = __lrb_atomic_read(&buf->lost_overwrite);
-	return __lrb_v_read(per_cpu, &buf->lost_full) +
-	       __lrb_v_read(per_cpu, &buf->lost_wrap) +
-	       __lrb_v_read(per_cpu, &buf->lost_big) +
-	       __lrb_v_read(per_cpu, &buf->lost_nest) + *overwritten;
+	lost->overwritten = __lrb_atomic_read(&buf->lost_overwrite);
+	lost->all = __lrb_v_read(per_cpu, &buf->lost_full) +
+		    __lrb_v_read(per_cpu, &buf->lost_wrap) +
+		    __lrb_v_read(per_cpu, &buf->lost_big) +
+		    __lrb_v_read(per_cpu, &buf->lost_nest) + lost->overwritten;
 }
 
 unsigned long lrb_buf_lost(struct lrb_buf *buf)
 {
-	unsigned long overwritten;
+	struct lrb_lost lost;
 
-	return lrb_lost_split(buf, &overwritten);
+	lrb_lost_sample(buf, &lost);
+	return lost.all;
 }
 EXPORT_SYMBOL_GPL(lrb_buf_lost);
 
@@ -349,17 +357,6 @@ static void **lrb_writer_pages(struct lrb_buf *buf, unsigned long pos)
 }
 
 /*
- * The loss count a closing packet carries: @all as lrb_buf_lost(), the
- * part of it counting records of overwritten packets, and the sub-buffer
- * of the packet (for the closing count of a persistent channel).
- */
-struct lrb_lost {
-	unsigned long all;
-	unsigned long overwritten;
-	unsigned long idx;
-};
-
-/*
  * Fill the closing fields of the header of a packet of @content bytes. The
  * closer owns them, the opener owns the others: a nested writer may close
  * a packet before the writer that opened it has written its header.
@@ -632,7 +629,7 @@ static int lrb_plan_slot(struct lrb_ctx *ctx, struct lrb_slot_plan *p)
 	 * Sampled before the packet is closed, so that packets closed later,
 	 * by writers nesting in this one, never show less.
 	 */
-	p->lost.all = lrb_lost_split(buf, &p->lost.overwritten);
+	lrb_lost_sample(buf, &p->lost);
 	return 0;
 }
 
@@ -722,7 +719,7 @@ static void lrb_switch_packet(void *arg)
 			return;
 		tsc = lrb_after_last_record(buf, chan->cfg->cb.clock_read());
 		end = __lrb_pos_add(old | (chan->subbuf_size - 1), 1);
-		lost.all = lrb_lost_split(buf, &lost.overwritten);
+		lrb_lost_sample(buf, &lost);
 	} while (__lrb_v_cmpxchg(per_cpu, &buf->offset, offset,
 			       end | (offset & __LRB_OFFSET_GEN_MASK)) != offset);
 	lrb_close_packet(buf, old, tsc, &lost);
@@ -772,7 +769,7 @@ static void lrb_close_final(void *arg)
 	}
 	__lrb_v_set(per_cpu, &buf->offset,
 		    __lrb_pos_add(old | (chan->subbuf_size - 1), 1) | gen);
-	lost.all = lrb_lost_split(buf, &lost.overwritten);
+	lrb_lost_sample(buf, &lost);
 	lrb_close_packet(buf, old, tsc, &lost);
 }
 
