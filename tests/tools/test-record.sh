@@ -3,10 +3,15 @@
 # Host-side tests of lrb-record, without lrb.ko (the VM scenarios record
 # real channels; tests/tools/test-relayd.sh tests the relayd protocol):
 # command lines and exit statuses, and the error messages for a missing
-# channel or a file that is not a cpu file.
+# channel or a file that is not a cpu file. Then, on fake cpu files
+# (tests/tools/fakecpu.c: regular files holding the packets a cpu file
+# is to deliver), the recordings themselves: every consumer writes the
+# bytes delivered, and --max-files keeps the newest files.
 #
 #   tests/tools/test-record.sh [BUILD_DIR]    (default build/tools)
 #
+# With a BUILD_DIR (the s390x build, run under qemu-user), the fake cpu
+# files are not used: their library is built for this machine.
 # Ends with "test-record: N passed, M failed"; exit status 1 on failure.
 set -uo pipefail
 
@@ -19,7 +24,7 @@ if [ -z "${1:-}" ]; then
 		exit 1
 	}
 fi
-record=$bin/lrb-record
+record=$(realpath "$bin/lrb-record")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 CHECK_NAME=test-record
@@ -78,5 +83,52 @@ LRB_DEV_DIR=$tmp/dev expect 1 "has no cpuN file" "$record" chan -o "$tmp/t0"
 LRB_DEV_DIR=$tmp/dev expect 1 "LRB_IOC_GET_INFO" "$record" chan -o "$tmp/t0"
 LRB_DEV_DIR=$tmp/dev expect 1 "has no cpu3" "$record" chan --cpus 3 -o "$tmp/t0"
 check "no trace directory made on an error" test ! -e "$tmp/t0"
+
+if [ -n "${1:-}" ]; then
+	echo "test-record: fake cpu files not used with $bin (another architecture)"
+	finish
+fi
+
+# --- recordings of fake cpu files ---
+out=$(cc -std=gnu11 -Wall -Wextra -shared -fPIC -Iinclude tests/tools/fakecpu.c \
+	-o "$tmp/fakecpu.so" -ldl 2>&1) && [ -z "$out" ]
+check "build of fakecpu.so${out:+: $out}" test $? -eq 0
+[ "$failed" -eq 0 ] || finish
+# packets FILE CPU N [K:KIND...]: N packets of 4096 bytes (header only)
+# of CPU, packet_seq_num 0 to N - 1; packet K bad if KIND is badmagic
+packets() {
+	python3 - "$@" <<'PY'
+import struct, sys
+out, cpu, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+kind = dict(a.split(':') for a in sys.argv[4:])
+with open(out, 'wb') as f:
+    for k in range(n):
+        magic = 0xdeadbeef if kind.get(str(k)) == 'badmagic' else 0xC1FC1FC1
+        f.write(struct.pack('<IIQQQQQQII', magic, 0, 1000 * k, 1000 * k + 999,
+                            64 * 8, 4096 * 8, k, 0, cpu, 64) + bytes(4096 - 64))
+PY
+}
+dev=$tmp/fake
+mkdir -p "$dev/fc"
+echo '/* CTF 1.8 */' >"$dev/fc/metadata"
+packets "$dev/fc/cpu0" 0 8
+packets "$dev/fc/cpu1" 1 5
+# fake ARGS...: lrb-record on channel fc of $dev
+fake() {
+	LD_PRELOAD=$tmp/fakecpu.so LRB_DEV_DIR=$dev "$record" fc "$@"
+}
+for c in splice mmap read; do
+	expect 0 "" fake -o "$tmp/rec-$c" --consumer $c -q
+	check "--consumer $c: cpu0's bytes recorded" cmp -s "$dev/fc/cpu0" "$tmp/rec-$c/fc_0"
+	check "--consumer $c: cpu1's bytes recorded" cmp -s "$dev/fc/cpu1" "$tmp/rec-$c/fc_1"
+	check "--consumer $c: 13 packets counted" grep -q '^total *13 *53248 ' "$tmp/out"
+done
+# --max-files 2: the newest two files of 8 KiB, the oldest removed
+expect 0 "" fake -o "$tmp/rec-mf" --max-size 8k --max-files 2 -q
+check "--max-files 2: fc_0_0 holds packets 4 and 5" \
+	cmp -s "$tmp/rec-mf/fc_0_0" <(tail -c +16385 "$dev/fc/cpu0" | head -c 8192)
+check "--max-files 2: fc_0_1 holds packets 6 and 7" \
+	cmp -s "$tmp/rec-mf/fc_0_1" <(tail -c 8192 "$dev/fc/cpu0")
+check "--max-files 2: two files of cpu0" test ! -e "$tmp/rec-mf/fc_0_2"
 
 finish
