@@ -6,7 +6,9 @@
 # channel or a file that is not a cpu file. Then, on fake cpu files
 # (tests/tools/fakecpu.c: regular files holding the packets a cpu file
 # is to deliver), the recordings themselves: every consumer writes the
-# bytes delivered, and --max-files keeps the newest files.
+# bytes delivered, and a trace directory planted by another user
+# (nobody, in a world-writable sticky directory, as in /tmp) is refused
+# with its name and nothing written through the links in it.
 #
 #   tests/tools/test-record.sh [BUILD_DIR]    (default build/tools)
 #
@@ -130,5 +132,55 @@ check "--max-files 2: fc_0_0 holds packets 4 and 5" \
 check "--max-files 2: fc_0_1 holds packets 6 and 7" \
 	cmp -s "$tmp/rec-mf/fc_0_1" <(tail -c 8192 "$dev/fc/cpu0")
 check "--max-files 2: two files of cpu0" test ! -e "$tmp/rec-mf/fc_0_2"
+
+# --- trace directories planted by another user ---
+# As root only: nobody plants them in a world-writable sticky directory,
+# as in /tmp, which a recording of root's may be started in.
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+	echo "test-record: not root (or no setpriv): the directories planted by another user are not tested"
+	finish
+fi
+chmod 755 "$tmp"
+w=$tmp/shared
+mkdir -m 1777 "$w"
+echo secret >"$tmp/victim"
+chmod 600 "$tmp/victim"
+mkdir "$tmp/vdir"
+# as_nobody COMMAND: run the shell COMMAND as nobody, in $w
+as_nobody() {
+	(cd "$w" && setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$1")
+}
+# untouched: the victim file and directory are as they were
+untouched() {
+	echo secret | cmp -s - "$tmp/victim" && test -z "$(ls -A "$tmp/vdir")"
+}
+as_nobody "mkdir t1 && ln -s $tmp/victim t1/fc_0 && ln -s $tmp/victim t1/metadata"
+expect 1 "$w/t1 exists and is owned by uid 65534" fake -o "$w/t1" -q
+check "a directory planted by nobody: nothing written through its links" untouched
+as_nobody "ln -s $tmp/vdir t2"
+expect 1 "$w/t2 is a symbolic link" fake -o "$w/t2" -q
+check "a symbolic link planted by nobody: nothing written through it" untouched
+mkdir -m 1777 "$w/t3"
+as_nobody "ln -s $tmp/victim t3/fc_0"
+expect 1 "$w/t3 exists and others may write in it" fake -o "$w/t3" -q
+check "a directory of root's that others may write in: nothing written" untouched
+# the default name, CHANNEL-YYYYMMDD-HHMMSS, is known ahead: nobody plants
+# the names of the next 20 seconds
+as_nobody 'now=$(date +%s); for i in $(seq 0 20); do
+	d=fc-$(date -d @$((now + i)) +%Y%m%d-%H%M%S)
+	mkdir "$d" && ln -s '"$tmp"'/victim "$d/fc_0" || exit 1
+done'
+cd "$w" || exit 1
+expect 1 "exists and is owned by uid 65534" fake -q
+cd - >/dev/null || exit 1
+check "the default directory name planted by nobody: nothing written through its links" untouched
+check "the default directory name: its name given" grep -q "fc-[0-9]\{8\}-[0-9]\{6\} exists" "$tmp/err"
+# a directory of one's own, empty, goes
+mkdir "$w/t4"
+expect 0 "" fake -o "$w/t4" -q
+check "an empty directory of one's own takes the trace" cmp -s "$dev/fc/cpu0" "$w/t4/fc_0"
+mkdir "$w/t5"
+: >"$w/t5/notes"
+expect 1 "$w/t5 exists and is not empty" fake -o "$w/t5" -q
 
 finish

@@ -142,11 +142,20 @@ int lrb_parse_stats_line(const char *line, int *cpu,
 char *trace_stream_name(char *buf, size_t len, const char *chan,
 			unsigned int cpu);
 /*
- * Prepare @dir for a new trace: create it (and its parents) if needed;
- * refuse one that holds a trace already (a metadata file). 0, or -1
- * after printing why.
+ * Prepare @dir for a new trace, safe from other users when run as root in
+ * a shared directory such as /tmp: its missing parents are created, @dir
+ * itself with mkdir(); if it exists, it must be an empty directory, not a
+ * symbolic link, owned by this user and writable by no one else, so that
+ * no one else can have planted a file or a link in it. Returns a
+ * descriptor of the directory (O_DIRECTORY) to create the trace's files
+ * in, with trace_file_create(); or -1 after printing why.
  */
 int trace_dir_create(const char *dir);
+/*
+ * Create the file @name in the directory @dirfd: exclusively, never
+ * through a symbolic link. A descriptor for writing, or -1 (errno set).
+ */
+int trace_file_create(int dirfd, const char *name);
 
 /* --- JSON writer (json.c) --- */
 

@@ -352,8 +352,8 @@ static void rec_snapshot(struct rec *r)
 /* .lrb-record.json beside the trace; relayd takes stream files only. */
 static void rec_finish(struct rec *r)
 {
-	char path[4096], *json;
 	size_t len = 0;
+	char *json;
 	int fd;
 
 	if (r->relayd) {
@@ -364,19 +364,20 @@ static void rec_finish(struct rec *r)
 	json = rec_json(r, &len);
 	if (!json)
 		tool_die("out of memory for the summary");
-	snprintf(path, sizeof(path), "%s/%s", r->dir, TRACE_SUMMARY);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = trace_file_create(r->dirfd, TRACE_SUMMARY);
 	if (fd < 0 || tool_write_full(fd, json, len) || close(fd)) {
-		tool_err("cannot write %s: %s", path, strerror(errno));
+		tool_err("cannot write %s/%s: %s", r->dir, TRACE_SUMMARY,
+			 strerror(errno));
 		r->failed = true;
 	}
 	free(json);
+	close(r->dirfd);
 }
 
 int main(int argc, char **argv)
 {
 	static bool want[TOOL_MAX_CPUS];
-	struct rec r = { .consumer = REC_SPLICE };
+	struct rec r = { .consumer = REC_SPLICE, .dirfd = -1 };
 	char path[4096], defdir[256];
 	const char *session = NULL;
 	bool have_want = false;
