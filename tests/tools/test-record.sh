@@ -70,7 +70,23 @@ expect 2 "give --max-size too" "$record" c --max-files 3
 expect 2 "want bytes > 0" "$record" c --max-size 0
 expect 2 "want bytes > 0" "$record" c --max-size 1T
 expect 2 "want a number of files" "$record" c --max-size 1M --max-files 0
-expect 2 "want seconds > 0" "$record" c --rotate-time 0
+# every numeric option bounded: a usage error, never a value that wraps
+# in a conversion (--live's microseconds in 32 bits, its poll() timeout)
+for v in 1e9 3601 0.001 inf nan; do
+	expect 2 "want a period in seconds from 0.01 to 3600" \
+		"$record" c --relayd net://127.0.0.1 --live=$v
+done
+for v in 0 1e-9 2e9 inf -1; do
+	expect 2 "want seconds from 0.001 to 1e+09" "$record" c --duration $v
+done
+for v in 0 0.01 2e9; do
+	expect 2 "want seconds from 0.1 to 1e+09" "$record" c --rotate-time $v
+done
+for v in 18446744073709551616 ' 3' -1 0; do
+	expect 2 "want a number of files" "$record" c --max-size 1M --max-files "$v"
+done
+expect 2 "want bytes > 0" "$record" c --max-size 16777216T
+expect 2 "want bytes > 0" "$record" c --rotate-size 17179869184G
 expect 2 "not with --relayd" "$record" c --rotate-size 1M --relayd net://127.0.0.1
 expect 2 "no --max-size, --max-files or --rotate" "$record" c --max-size 64k --snapshot
 

@@ -8,6 +8,10 @@
 #     it: events and discarded events as liblrb counted them;
 #   - a port nobody listens on, a peer of another protocol version and a
 #     peer that hangs up: a clear error, exit status 1;
+#   - a host that does not answer (a listener whose accept queue is full
+#     drops the SYNs, as a firewall would): the connection is given up
+#     after the reply timeout (built as 3 s here; 30 s in lrb-record), not
+#     after the kernel's two minutes of SYN retries;
 #   - at the end relayd has confirmed writing every packet (its answers to
 #     DATA_PENDING);
 #   - relayd killed (SIGKILL) mid-recording, its data connection held back
@@ -52,14 +56,20 @@ mkdir -p "$B"
 # liblrb brings the port layer, which tools/common/port.c stands in for
 # in the tools that do not link it.
 common=$(ls tools/common/*.c | grep -v '/port\.c$')
-make -s build/rel/liblrb.a >/dev/null &&
+# build_sender OUT [CFLAGS...]
+build_sender() {
+	local o=$1
+	shift
 	out=$(cc -std=gnu11 -g -D_GNU_SOURCE -Iinclude -Itools/common \
 		-Itools/lrb-record -Wall -Wextra -Wno-unused-parameter -Wshadow \
-		-Wstrict-prototypes -O2 tests/tools/test-relayd.c \
+		-Wstrict-prototypes -O2 "$@" tests/tools/test-relayd.c \
 		tools/lrb-record/relayd.c $common build/rel/liblrb.a \
-		-lurcu-bp -lpthread \
-		-o "$B/test-relayd" 2>&1) && [ -z "$out" ]
+		-lurcu-bp -lpthread -o "$o" 2>&1) && [ -z "$out" ]
+}
+make -s build/rel/liblrb.a >/dev/null && build_sender "$B/test-relayd"
 check "build of test-relayd${out:+: $out}" test $? -eq 0
+build_sender "$B/test-relayd-3s" -DRLY_REPLY_TIMEOUT_S=3
+check "build of test-relayd-3s${out:+: $out}" test $? -eq 0
 [ "$failed" -eq 0 ] || finish
 sender=$B/test-relayd
 
@@ -176,6 +186,35 @@ c.close()' "$1" "$2" &
 		sleep 0.1
 	done
 }
+# a listener whose accept queue is full: the kernel drops further SYNs
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)
+port = s.getsockname()[1]
+fill = []
+for _ in range(3):
+    c = socket.socket(); c.setblocking(False)
+    try: c.connect(("127.0.0.1", port))
+    except BlockingIOError: pass
+    fill.append(c)
+time.sleep(0.5)
+open(sys.argv[1] + ".tmp", "w").write(str(port))
+__import__("os").rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(600)' "$tmp/full" &
+pids+=($!)
+for _ in $(seq 50); do
+	[ -s "$tmp/full" ] && break
+	sleep 0.1
+done
+full=$(cat "$tmp/full")
+t0=$(date +%s)
+timeout 60 "$B/test-relayd-3s" "net://127.0.0.1:$full" "$tmp/e" >/dev/null 2>"$tmp/err"
+rc=$?
+t1=$(date +%s)
+check "no answer: exit status $rc, want 1" test $rc -eq 1
+check "no answer: given up after $((t1 - t0)) s, want 3 to 10" \
+	test $((t1 - t0)) -ge 2 -a $((t1 - t0)) -le 10
+check "no answer: says so: $(head -c 400 "$tmp/err")" grep -q \
+	"cannot connect to lttng-relayd's control port at 127.0.0.1:$full: no answer within 3 s" "$tmp/err"
 fake "$tmp/p1" 0000000300000000
 expect "protocol 3.0" "speaks protocol 3.0; lrb-record speaks 2.13 and needs 2.11 or later" \
 	"net://127.0.0.1:$(cat "$tmp/p1")"

@@ -49,10 +49,17 @@ void tool_usage_error(const char *fmt, ...)
 
 /* --- parsing (util.c); 0 on success, -1 if @s is not valid --- */
 
-/* A decimal number, or 0x hexadecimal, without trailing garbage. */
+/*
+ * A decimal number, or 0x hexadecimal, that fits 64 bits, without
+ * leading or trailing garbage.
+ */
 int tool_parse_u64(const char *s, __u64 *v);
-/* Seconds, with an optional fraction ("2", "0.5"); > 0. */
-int tool_parse_seconds(const char *s, double *v);
+/*
+ * Seconds, with an optional fraction ("2", "0.5"), from @min to @max:
+ * every option in seconds has bounds, so that its conversions to
+ * microseconds, nanoseconds and poll() timeouts cannot overflow.
+ */
+int tool_parse_seconds(const char *s, double min, double max, double *v);
 /*
  * A CPU list such as "0,2-5": sets @set[n] for each CPU n (< @max).
  * Returns the number of CPUs listed, or -1.
@@ -77,6 +84,8 @@ int tool_mkdirs(const char *path);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 __u64 tool_now_ns(void);
+/* Sleep @ns nanoseconds (any length: not usleep()'s 32 bits). */
+void tool_sleep_ns(__u64 ns);
 /* Bytes per second as MB/s (10^6 bytes), 0 for no time. */
 double tool_mbps(__u64 bytes, __u64 ns);
 

@@ -27,6 +27,16 @@
 #define REC_PROGRESS_NS 500000000ULL
 /* --live without a period: lttng's default live timer, 1 s */
 #define REC_LIVE_PERIOD_S 1.0
+/*
+ * The bounds of --live: relayd takes the period in microseconds in 32
+ * bits (4294 s at most); below 10 ms, flushing every CPU and sending
+ * beacons would be most of the work.
+ */
+#define REC_LIVE_MIN_S 0.01
+#define REC_LIVE_MAX_S 3600.0
+/* The bounds of --duration: a millisecond, some 31 years. */
+#define REC_DURATION_MIN_S 0.001
+#define REC_DURATION_MAX_S 1e9
 
 const char *const rec_consumer_names[3] = {
 	[REC_SPLICE] = "splice", [REC_MMAP] = "mmap", [REC_READ] = "read",
@@ -44,7 +54,8 @@ static void rec_usage(FILE *f)
 	      "  -r, --relayd URL     send the trace to lttng-relayd instead:\n"
 	      "                       net://HOST[:CONTROL_PORT[:DATA_PORT]] (ports 5342, 5343)\n"
 	      "  -l, --live[=PERIOD]  with --relayd: a live session, packets closed and quiet\n"
-	      "                       CPUs announced every PERIOD seconds (default 1)\n"
+	      "                       CPUs announced every PERIOD seconds (default 1,\n"
+	      "                       0.01 to 3600)\n"
 	      "  -S, --session NAME   with --relayd: the session name (default\n"
 	      "                       CHANNEL-YYYYMMDD-HHMMSS)\n"
 	      "  -c, --consumer HOW   splice (default, zero copy), mmap or read; with\n"
@@ -101,9 +112,12 @@ static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
 			break;
 		case 'l':
 			r->live = REC_LIVE_PERIOD_S;
-			if (optarg && tool_parse_seconds(optarg, &r->live))
-				tool_usage_error("--live=%s: want a period in seconds > 0, e.g. --live=0.5",
-						 optarg);
+			if (optarg && tool_parse_seconds(optarg, REC_LIVE_MIN_S,
+							 REC_LIVE_MAX_S,
+							 &r->live))
+				tool_usage_error("--live=%s: want a period in seconds from %g to %g, e.g. --live=0.5",
+						 optarg, REC_LIVE_MIN_S,
+						 REC_LIVE_MAX_S);
 			break;
 		case 'S':
 			*session = optarg;
@@ -119,9 +133,11 @@ static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
 			have_consumer = true;
 			break;
 		case 'd':
-			if (tool_parse_seconds(optarg, &r->duration))
-				tool_usage_error("--duration %s: want seconds > 0, e.g. 10 or 0.5",
-						 optarg);
+			if (tool_parse_seconds(optarg, REC_DURATION_MIN_S,
+					       REC_DURATION_MAX_S, &r->duration))
+				tool_usage_error("--duration %s: want seconds from %g to %g, e.g. 10 or 0.5",
+						 optarg, REC_DURATION_MIN_S,
+						 REC_DURATION_MAX_S);
 			break;
 		case 's':
 			r->snapshot = true;

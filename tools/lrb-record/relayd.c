@@ -32,8 +32,10 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -44,14 +46,21 @@
 #include <unistd.h>
 
 /*
- * How long relayd may take to answer a command, and, at the end, to
- * write the packets it was sent.
+ * How long relayd may take to accept a connection, to answer a command,
+ * and, at the end, to write the packets it was sent (the tests build
+ * with a shorter one, not to wait 30 s for an error).
  */
+#ifndef RLY_REPLY_TIMEOUT_S
 #define RLY_REPLY_TIMEOUT_S 30
+#endif
 /* How often the end asks whether relayd has written everything. */
 #define RLY_PENDING_POLL_US 100000
-/* Live periods a live session stays open after its last packet. */
+/*
+ * Live periods a live session stays open after its last packet, and at
+ * most this long: a viewer asks relayd again every 0.1 s or so.
+ */
 #define REC_RELAYD_LINGER_PERIODS 5
+#define REC_RELAYD_LINGER_MAX_NS (10 * 1000000000ULL)
 
 /**
  * struct rly_cpu - one CPU's stream on relayd
@@ -334,6 +343,46 @@ static void rly_lost(struct rly *y, const char *what, int err)
 			 err ? strerror(err) : "connection closed", RLY_KNOWN);
 }
 
+/*
+ * connect() within RLY_REPLY_TIMEOUT_S: a blocking one to a host that
+ * does not answer (down, or a firewall dropping the SYNs) takes the
+ * kernel's SYN retries, over two minutes. 0, or -1 with errno set.
+ */
+static int rly_connect_within(int fd, const struct sockaddr_storage *ss,
+			      socklen_t len)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	__u64 deadline = tool_now_ns() + RLY_REPLY_TIMEOUT_S * 1000000000ULL;
+	__u64 now;
+	socklen_t elen = sizeof(int);
+	int err = 0, n, flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK))
+		return -1;
+	if (connect(fd, (const struct sockaddr *)ss, len) &&
+	    errno != EINPROGRESS)
+		return -1;
+	for (;;) {
+		now = tool_now_ns();
+		if (now >= deadline) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		n = poll(&pfd, 1, (deadline - now + 999999) / 1000000);
+		if (n > 0)
+			break;
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen))
+		return -1;
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return fcntl(fd, F_SETFL, flags);
+}
+
 static int rly_connect(struct rly *y, const struct sockaddr_storage *ss,
 		       const char *peer, const char *which)
 {
@@ -345,10 +394,14 @@ static int rly_connect(struct rly *y, const struct sockaddr_storage *ss,
 		tool_err("socket: %s", strerror(errno));
 		return -1;
 	}
-	if (connect(fd, (const struct sockaddr *)ss, y->addr_len)) {
-		tool_err("cannot connect to lttng-relayd's %s port at %s: %s: is lttng-relayd running there, listening on that port (lttng-relayd -C tcp://0.0.0.0:%u -D tcp://0.0.0.0:%u)?",
-			 which, peer, strerror(errno), RLY_PORT_CONTROL,
-			 RLY_PORT_DATA);
+	if (rly_connect_within(fd, ss, y->addr_len)) {
+		if (errno == ETIMEDOUT)
+			tool_err("cannot connect to lttng-relayd's %s port at %s: no answer within %d s: is the host up, and the port open in its firewall?",
+				 which, peer, RLY_REPLY_TIMEOUT_S);
+		else
+			tool_err("cannot connect to lttng-relayd's %s port at %s: %s: is lttng-relayd running there, listening on that port (lttng-relayd -C tcp://0.0.0.0:%u -D tcp://0.0.0.0:%u)?",
+				 which, peer, strerror(errno),
+				 RLY_PORT_CONTROL, RLY_PORT_DATA);
 		close(fd);
 		return -1;
 	}
@@ -886,6 +939,7 @@ int rec_relayd_close(struct rec *r)
 	struct rly *y = &rly_conn;
 	struct rly_close_stream m;
 	unsigned int i;
+	__u64 linger;
 	int ret = 0;
 
 	/* before CLOSE_STREAM: relayd forgets a stream closed and written */
@@ -902,7 +956,9 @@ int rec_relayd_close(struct rec *r)
 			if (!y->cpus[i].have &&
 			    rec_relayd_beacon(&r->cpus[i], tool_now_ns()))
 				ret = -1;
-		usleep(REC_RELAYD_LINGER_PERIODS * r->live * 1e6);
+		linger = REC_RELAYD_LINGER_PERIODS * r->live * 1e9;
+		tool_sleep_ns(linger < REC_RELAYD_LINGER_MAX_NS ? linger :
+			      REC_RELAYD_LINGER_MAX_NS);
 	}
 	for (i = 0; i < r->ncpu && !y->dead; i++) {
 		if (y->cpus[i].have) {

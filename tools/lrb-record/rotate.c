@@ -33,6 +33,12 @@
 #include <unistd.h>
 
 #define REC_ARCHIVES "archives"
+/*
+ * The bounds of --rotate-time: consumers look for a rotation every
+ * REC_ROTATE_POLL_MS; some 31 years.
+ */
+#define REC_ROTATE_TIME_MIN_S 0.1
+#define REC_ROTATE_TIME_MAX_S 1e9
 
 /* SIZE: bytes, or with k, M or G (powers of 1024) as LTTng takes them. */
 static int rec_parse_size(const char *s, __u64 *v)
@@ -83,9 +89,11 @@ int rec_rotate_option(struct rec *r, int opt, const char *arg)
 					 arg);
 		return 0;
 	case REC_OPT_ROTATE_TIME:
-		if (tool_parse_seconds(arg, &secs))
-			tool_usage_error("--rotate-time %s: want seconds > 0, e.g. 60 or 0.5",
-					 arg);
+		if (tool_parse_seconds(arg, REC_ROTATE_TIME_MIN_S,
+				       REC_ROTATE_TIME_MAX_S, &secs))
+			tool_usage_error("--rotate-time %s: want seconds from %g to %g, e.g. 60 or 0.5",
+					 arg, REC_ROTATE_TIME_MIN_S,
+					 REC_ROTATE_TIME_MAX_S);
 		rot->chunk_ns = (__u64)(secs * 1e9);
 		return 0;
 	}
