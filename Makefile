@@ -196,6 +196,12 @@ $(BUILD)/tools-static/%: $$(wildcard tools/$$*/*.c) $(TOOL_COMMON) $(TOOL_LIB) \
 tools: $(addprefix $(BUILD)/tools/,$(TOOLS))
 tools-static: $(addprefix $(BUILD)/tools-static/,$(TOOLS))
 
+# The fake cpu files of the tools' host tests (tests/tools/fakecpu.c),
+# preloaded into the tools as built.
+$(BUILD)/tools-test/fakecpu.so: tests/tools/fakecpu.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O2 -shared -fPIC $< -ldl -o $@
+
 demo: setup
 	@scripts/demo.sh
 

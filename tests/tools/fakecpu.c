@@ -20,7 +20,6 @@
  *   LRB_FAKECPU_TEE_FAIL=N   the Nth tee() of the process, and every one
  *                            after it, fails with ENOMEM
  */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -108,32 +108,19 @@ if [ -n "${1:-}" ]; then
 fi
 
 # --- recordings of fake cpu files ---
-out=$(cc -std=gnu11 -Wall -Wextra -shared -fPIC -Iinclude tests/tools/fakecpu.c \
-	-o "$tmp/fakecpu.so" -ldl 2>&1) && [ -z "$out" ]
-check "build of fakecpu.so${out:+: $out}" test $? -eq 0
+out=$(make --no-print-directory build/tools-test/fakecpu.so 2>&1 >/dev/null)
+check "build of fakecpu.so (make build/tools-test/fakecpu.so)${out:+: $out}" \
+	test $? -eq 0 -a -z "$out"
 [ "$failed" -eq 0 ] || finish
-# packets FILE CPU N [K:KIND...]: N packets of 4096 bytes (header only)
-# of CPU, packet_seq_num 0 to N - 1; packet K bad if KIND is badmagic
-packets() {
-	python3 - "$@" <<'PY'
-import struct, sys
-out, cpu, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-kind = dict(a.split(':') for a in sys.argv[4:])
-with open(out, 'wb') as f:
-    for k in range(n):
-        magic = 0xdeadbeef if kind.get(str(k)) == 'badmagic' else 0xC1FC1FC1
-        f.write(struct.pack('<IIQQQQQQII', magic, 0, 1000 * k, 1000 * k + 999,
-                            64 * 8, 4096 * 8, k, 0, cpu, 64) + bytes(4096 - 64))
-PY
-}
+fakecpu=$PWD/build/tools-test/fakecpu.so
 dev=$tmp/fake
 mkdir -p "$dev/fc"
 echo '/* CTF 1.8 */' >"$dev/fc/metadata"
-packets "$dev/fc/cpu0" 0 8
-packets "$dev/fc/cpu1" 1 5
+tests/tools/fake-packets.py "$dev/fc/cpu0" 0 '8*4096'
+tests/tools/fake-packets.py "$dev/fc/cpu1" 1 '5*4096'
 # fake ARGS...: lrb-record on channel fc of $dev
 fake() {
-	LD_PRELOAD=$tmp/fakecpu.so LRB_DEV_DIR=$dev "$record" fc "$@"
+	LD_PRELOAD=$fakecpu LRB_DEV_DIR=$dev "$record" fc "$@"
 }
 for c in splice mmap read; do
 	expect 0 "" fake -o "$tmp/rec-$c" --consumer $c -q
