@@ -24,6 +24,11 @@
 #     the other streams' events past stream 3's last one meanwhile (it
 #     stalls there without the beacons), end with the session, and show
 #     per stream exactly the events of relayd's files.
+# Then the real lrb-record, on fake cpu files (tests/tools/fakecpu.c), to
+# tests/tools/fake-relayd.py, a relayd that answers with the output path
+# it is given:
+#   - a path of escape sequences and control characters is printed
+#     escaped, in the messages and the summary.
 # relayd listens on 127.0.0.1 only, on free ports. Needs lttng-relayd,
 # babeltrace2 and python3 (scripts/setup.sh). Ends with "N passed, M
 # failed".
@@ -296,6 +301,44 @@ say "relayd killed: $sent packets sent, $confirmed confirmed, $held let through"
 check "relayd killed: no held packet confirmed ($confirmed confirmed, $held let through)" \
 	test "$confirmed" -le "$held"
 check "relayd killed: 40 packets sent before ($sent)" test "$sent" -ge 40
+
+# --- lrb-record itself, on fake cpu files -------------------------------------
+out=$(make --no-print-directory build/tools/lrb-record build/tools-test/fakecpu.so 2>&1 >/dev/null)
+check "build of lrb-record and fakecpu.so${out:+: $out}" test $? -eq 0 -a -z "$out"
+dev=$tmp/dev
+mkdir -p "$dev/fc"
+echo '/* CTF 1.8 */' >"$dev/fc/metadata"
+# fake_relayd NAME PATH: fake-relayd.py answering with PATH; sets FCTRL, FDATA
+fake_relayd() {
+	python3 tests/tools/fake-relayd.py "$tmp/$1.ports" \
+		"$(python3 -c 'import sys; print(sys.argv[1].encode().hex())' "$2")" &
+	pids+=($!)
+	for _ in $(seq 50); do
+		[ -s "$tmp/$1.ports" ] && break
+		sleep 0.1
+	done
+	read -r FCTRL FDATA <"$tmp/$1.ports"
+}
+# record NAME ARGS...: lrb-record fc ARGS (30 s at most), output in NAME.out/.err
+record() {
+	local name=$1
+	shift
+	LD_PRELOAD=$PWD/build/tools-test/fakecpu.so LRB_DEV_DIR=$dev timeout -k 5 30 \
+		build/tools/lrb-record fc "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+}
+tests/tools/fake-packets.py "$dev/fc/cpu0" 0 '3*4096'
+tests/tools/fake-packets.py "$dev/fc/cpu1" 1 '2*4096'
+evil=$'/srv/\e[2J\e]0;owned\a/evil\nline\\x'
+fake_relayd esc "$evil"
+record esc --relayd "net://127.0.0.1:$FCTRL:$FDATA"
+rc=$?
+check "escaped path: exit status $rc: $(head -c 300 "$tmp/esc.err")" test $rc -eq 0
+for f in out err; do
+	check "escaped path: no escape or control character in lrb-record's std$f" \
+		bash -c "! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <'$tmp/esc.$f')"
+	check "escaped path: std$f names it escaped: $(head -c 300 "$tmp/esc.$f")" \
+		grep -qF '/srv/\x1b[2J\x1b]0;owned\x07/evil\x0aline\\x' "$tmp/esc.$f"
+done
 
 # --- live ------------------------------------------------------------------------
 # wait_file FILE: until it exists (30 s at most)

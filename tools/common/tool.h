@@ -66,6 +66,14 @@ int tool_parse_seconds(const char *s, double min, double max, double *v);
  */
 int tool_parse_cpus(const char *s, bool *set, unsigned int max);
 
+/*
+ * The first @n bytes of @s, up to a NUL, as text safe to print on a
+ * terminal: printable ASCII as it is, a backslash doubled, any other
+ * byte (escape sequences, newlines, UTF-8) as \xHH. In @buf, which takes
+ * 4 * @n + 1 bytes; cut short if @len is less. Returns @buf.
+ */
+char *tool_escape(char *buf, size_t len, const char *s, size_t n);
+
 /* --- I/O (util.c) --- */
 
 /* Write all of @len bytes, retrying on EINTR; 0 or -1 (errno set). */

@@ -129,6 +129,31 @@ int tool_parse_cpus(const char *s, bool *set, unsigned int max)
 	}
 }
 
+char *tool_escape(char *buf, size_t len, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, o = 0;
+
+	for (i = 0; i < n && s[i] && o + 5 <= len; i++) {
+		unsigned char ch = s[i];
+
+		if (ch == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = '\\';
+		} else if (ch >= 0x20 && ch < 0x7f) {
+			buf[o++] = ch;
+		} else {
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hex[ch >> 4];
+			buf[o++] = hex[ch & 15];
+		}
+	}
+	if (len)
+		buf[o] = 0;
+	return buf;
+}
+
 int tool_write_full(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

@@ -53,6 +53,8 @@
 #ifndef RLY_REPLY_TIMEOUT_S
 #define RLY_REPLY_TIMEOUT_S 30
 #endif
+/* The longest output path relayd may answer CREATE_SESSION with. */
+#define RLY_PATH_MAX 4096
 /* How often the end asks whether relayd has written everything. */
 #define RLY_PENDING_POLL_US 100000
 /*
@@ -103,7 +105,8 @@ struct rly_cpu {
  * @hostname: the name this machine announces (the viewer URL has it)
  * @session: the session name
  * @session_id: relayd's id of the session
- * @output: relayd's output directory for the session
+ * @output: relayd's output directory for the session, escaped: up to
+ *	RLY_PATH_MAX bytes that relayd chose, printed on a terminal
  * @meta_handle: the metadata stream's id
  * @cpus: per CPU, in the order of struct rec's
  */
@@ -122,7 +125,7 @@ struct rly {
 	char hostname[65];
 	char session[256];
 	__u64 session_id;
-	char output[4096];
+	char output[4 * RLY_PATH_MAX + 1];
 	__u64 meta_handle;
 	struct rly_cpu *cpus;
 };
@@ -544,7 +547,7 @@ static int rly_create_session(struct rly *y, struct rec *r, bool named)
 		.creation_time = htobe64((__u64)r->start_realtime),
 	};
 	struct rly_create_session_reply rep;
-	char names[512];
+	char names[512], path[RLY_PATH_MAX];
 	__u32 plen;
 
 	/* relayd keys trace chunks by this pair: any unique value will do */
@@ -563,14 +566,15 @@ static int rly_create_session(struct rly *y, struct rec *r, bool named)
 	    rly_recv(y, &rep, sizeof(rep), "creating the session"))
 		return -1;
 	plen = be32toh(rep.output_path_length);
-	if (plen >= sizeof(y->output)) {
+	if (plen > sizeof(path)) {
 		tool_err("lttng-relayd at %s answered the session creation with a %u-byte path: is it lttng-relayd?",
 			 y->ctrl_peer, plen);
 		return -1;
 	}
-	if (rly_recv(y, y->output, plen, "creating the session"))
+	if (rly_recv(y, path, plen, "creating the session"))
 		return -1;
-	y->output[plen] = 0;
+	/* any bytes: never an escape sequence to the terminal */
+	tool_escape(y->output, sizeof(y->output), path, plen);
 	y->session_id = be64toh(rep.session_id);
 	if (be32toh(rep.ret_code) != RLY_OK) {
 		tool_err("lttng-relayd at %s refused to create session '%s' (LTTng error code %u): see relayd's log (lttng-relayd -v)",
