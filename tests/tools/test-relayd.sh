@@ -28,7 +28,9 @@
 # tests/tools/fake-relayd.py, a relayd that answers with the output path
 # it is given:
 #   - a path of escape sequences and control characters is printed
-#     escaped, in the messages and the summary.
+#     escaped, in the messages and the summary;
+#   - a stream whose packet is a header alone, arriving in pieces (read
+#     consumer): an error, exit status 1, not an endless loop.
 # relayd listens on 127.0.0.1 only, on free ports. Needs lttng-relayd,
 # babeltrace2 and python3 (scripts/setup.sh). Ends with "N passed, M
 # failed".
@@ -339,6 +341,17 @@ for f in out err; do
 	check "escaped path: std$f names it escaped: $(head -c 300 "$tmp/esc.$f")" \
 		grep -qF '/srv/\x1b[2J\x1b]0;owned\x07/evil\x0aline\\x' "$tmp/esc.$f"
 done
+# a packet of its header alone (64 bytes) after one of 4064 bytes: the
+# read consumer's first read() ends 32 bytes into it
+tests/tools/fake-packets.py "$dev/fc/cpu0" 0 4064 64 4064
+tests/tools/fake-packets.py "$dev/fc/cpu1" 1 4096
+fake_relayd hdr /srv/hdr
+record hdr --relayd "net://127.0.0.1:$FCTRL:$FDATA" --consumer read
+rc=$?
+check "header-only packet: exit status $rc, want 1 (124: it looped)" test $rc -eq 1
+check "header-only packet: says so: $(head -c 300 "$tmp/hdr.err")" grep -q \
+	"cpu0: a packet of the stream says it is 512 bits long (packet_size): an lrb packet is more than its 64-byte header" \
+	"$tmp/hdr.err"
 
 # --- live ------------------------------------------------------------------------
 # wait_file FILE: until it exists (30 s at most)

@@ -737,22 +737,38 @@ out:
 	return ret;
 }
 
+/*
+ * The packet_size, in bytes, of the packet header at @h: 0 unless it is
+ * more than a header and at most a sub-buffer, as lrb.ko's are (packets
+ * take a page at least). A header-only packet would never be put
+ * together below: it is complete before its size is known to be more.
+ */
+static __u64 rly_packet_size(const struct rec_cpu *c, const void *h,
+			     __u64 *bits)
+{
+	__u64 size;
+
+	memcpy(bits, (const char *)h +
+		     offsetof(struct lrb_packet_header, packet_size),
+	       sizeof(*bits));
+	size = *bits / 8;
+	return size > sizeof(struct lrb_packet_header) &&
+	       size <= c->info.subbuf_size ? size : 0;
+}
+
 int rec_relayd_write(struct rec_cpu *c, const void *buf, size_t len)
 {
 	struct rly_cpu *yc = &rly_conn.cpus[c - c->r->cpus];
 	const unsigned char *p = buf;
 	const size_t hdr = sizeof(struct lrb_packet_header);
-	__u64 size;
+	__u64 size, bits = 0;
 	size_t n;
 
 	while (len) {
 		/* mmap: a whole packet; read: whatever read() gave */
 		if (!yc->have && len >= hdr) {
-			memcpy(&size, p + offsetof(struct lrb_packet_header,
-						   packet_size),
-			       sizeof(size));
-			size /= 8;
-			if (size < hdr || size > c->info.subbuf_size)
+			size = rly_packet_size(c, p, &bits);
+			if (!size)
 				goto bad;
 			if (len >= size) {
 				if (rly_packet(c, p, size))
@@ -763,28 +779,23 @@ int rec_relayd_write(struct rec_cpu *c, const void *buf, size_t len)
 			}
 		}
 		if (!yc->buf)
-			goto bad;
-		size = c->info.subbuf_size;
+			goto cut;
+		/* the header first, then the rest of the size it gives */
+		size = hdr;
 		if (yc->have >= hdr) {
-			memcpy(&size, yc->buf +
-				      offsetof(struct lrb_packet_header,
-					       packet_size), sizeof(size));
-			size /= 8;
+			size = rly_packet_size(c, yc->buf, &bits);
+			if (!size)
+				goto bad;
 		}
-		n = (yc->have < hdr ? hdr : size) - yc->have;
+		n = size - yc->have;
 		if (n > len)
 			n = len;
 		memcpy(yc->buf + yc->have, p, n);
 		yc->have += n;
 		p += n;
 		len -= n;
-		if (yc->have == hdr) {
-			memcpy(&size, yc->buf +
-				      offsetof(struct lrb_packet_header,
-					       packet_size), sizeof(size));
-			if (size / 8 < hdr || size / 8 > c->info.subbuf_size)
-				goto bad;
-		}
+		if (yc->have == hdr && !rly_packet_size(c, yc->buf, &bits))
+			goto bad;
 		if (yc->have > hdr && yc->have == size) {
 			yc->have = 0;
 			if (rly_packet(c, yc->buf, size))
@@ -793,8 +804,14 @@ int rec_relayd_write(struct rec_cpu *c, const void *buf, size_t len)
 	}
 	return 0;
 bad:
-	tool_err("cpu%u: a packet of the stream is not an lrb packet: lrb.ko and these tools disagree on the ABI",
-		 c->cpu);
+	tool_err("cpu%u: a packet of the stream says it is %llu bits long (packet_size): an lrb packet is more than its %zu-byte header and at most a sub-buffer (%llu bytes); lrb.ko and these tools disagree on the ABI, or the stream is corrupt",
+		 c->cpu, (unsigned long long)bits, hdr,
+		 (unsigned long long)c->info.subbuf_size);
+	c->failed = true;
+	return -1;
+cut:
+	tool_err("cpu%u: a packet came in pieces (%zu bytes): the mmap consumer takes whole packets; lrb.ko and these tools disagree on the ABI",
+		 c->cpu, len);
 	c->failed = true;
 	return -1;
 }
