@@ -135,6 +135,38 @@ check "--max-files 2: fc_0_0 holds packets 4 and 5" \
 check "--max-files 2: fc_0_1 holds packets 6 and 7" \
 	cmp -s "$tmp/rec-mf/fc_0_1" <(tail -c 8192 "$dev/fc/cpu0")
 check "--max-files 2: two files of cpu0" test ! -e "$tmp/rec-mf/fc_0_2"
+# limits hold whatever the stream: after tee() fails the splice consumer
+# reads each header out of the pipe, and goes on cutting files
+LRB_FAKECPU_TEE_FAIL=3 expect 0 "reading the headers out of the pipe instead" \
+	fake -o "$tmp/rec-tee" --max-size 8k --max-files 2 -q
+for f in fc_0_0 fc_0_1 fc_1_0 fc_1_1; do
+	check "tee() failed: $f as without the failure" cmp -s "$tmp/rec-mf/$f" "$tmp/rec-tee/$f"
+done
+check "tee() failed: 13 packets counted" grep -q '^total *13 *53248 ' "$tmp/out"
+# within_limits DIR MAX N: each file of DIR at most MAX bytes, N files at most
+within_limits() {
+	test "$(find "$1" -name 'fc_*' -size +"$2"c | wc -l)" -eq 0 &&
+		test "$(find "$1" -name 'fc_*' | wc -l)" -le "$3"
+}
+# a bad header (packet 3 of cpu0): packets no longer framed, the limits
+# cannot be held: that CPU stops, its files within them
+mv "$dev/fc/cpu0" "$dev/fc/cpu0.good"
+tests/tools/fake-packets.py "$dev/fc/cpu0" 0 '3*4096' 4096:badmagic '4*4096'
+for c in splice read; do
+	expect 1 "cpu0: framing lost: --max-size and --rotate-\* cut files at packet starts" \
+		fake -o "$tmp/rec-bad-$c" --consumer $c --max-size 8k --max-files 2 -q
+	check "--consumer $c, a bad header: every file within --max-size 8k, 4 files" \
+		within_limits "$tmp/rec-bad-$c" 8192 4
+done
+expect 1 "cpu0: framing lost" fake -o "$tmp/rec-bad-chunks" --consumer read --rotate-size 8k -q
+# a packet header split between two read()s (a stream that is not
+# lrb.ko's: its reads end on a page or a packet's end)
+tests/tools/fake-packets.py "$dev/fc/cpu0" 0 4064 64 4064
+expect 1 "cpu0: a packet header is split between two read()s" \
+	fake -o "$tmp/rec-split" --consumer read --max-size 4096 -q
+check "a header split: every file within --max-size 4096" \
+	within_limits "$tmp/rec-split" 4096 9
+mv "$dev/fc/cpu0.good" "$dev/fc/cpu0"
 
 # --- trace directories planted by another user ---
 # As root only: nobody plants them in a world-writable sticky directory,

@@ -73,6 +73,7 @@ struct rec_framer {
  * @pipe: splice: cpu file -> @pipe[1], @pipe[0] -> @out
  * @peek: splice: packet headers duplicated from @pipe by tee()
  * @chunk: splice: bytes asked of one splice() (pipe capacity)
+ * @tee_failed: splice: tee() failed, headers are read out of the pipe
  * @map: mmap: the mapping
  * @buf: read: the buffer
  * @chunk_id: the trace chunk it writes (rotate.c)
@@ -110,6 +111,7 @@ struct rec_cpu {
 	int pipe[2];
 	int peek[2];
 	size_t chunk;
+	bool tee_failed;
 	const unsigned char *map;
 	unsigned char *buf;
 	unsigned int chunk_id;
