@@ -341,6 +341,10 @@ for f in out err; do
 	check "escaped path: std$f names it escaped: $(head -c 300 "$tmp/esc.$f")" \
 		grep -qF '/srv/\x1b[2J\x1b]0;owned\x07/evil\x0aline\\x' "$tmp/esc.$f"
 done
+# confirmed means written by relayd, not synced: the summary says so
+check "the summary says confirmed packets are in relayd's page cache" \
+	grep -q "^(confirmed: written to relayd's files, in its page cache; on its disk once" \
+	"$tmp/esc.out"
 # a packet of its header alone (64 bytes) after one of 4064 bytes: the
 # read consumer's first read() ends 32 bytes into it
 tests/tools/fake-packets.py "$dev/fc/cpu0" 0 4064 64 4064

@@ -20,7 +20,8 @@
  * from its control thread, whether its data thread has written the
  * packet yet or not; its answer to DATA_PENDING tells: a packet is
  * "confirmed" once relayd said that it has written it or a later packet
- * of its stream. With --live, each consumer thread calls
+ * of its stream (with write(2): in relayd's page cache, not synced to
+ * its disk). With --live, each consumer thread calls
  * rec_relayd_tick() every live period: the CPU's packet is closed
  * (LRB_IOC_FLUSH), and a CPU that wrote nothing since its last packet
  * sends a beacon, the empty index entry with which lttng-consumerd tells
