@@ -276,28 +276,6 @@ static void summary(const char *dir, const struct input *in, unsigned int n,
 		limited ? " (stopped at --limit)" : "");
 }
 
-struct recover_ctx {
-	const struct dump_meta *meta;
-	const struct dump_stream_class *sc;
-};
-
-/* Records are validated against the metadata, as lrb-dump reads them. */
-static long recover_payload_size(const struct lrb_decoder *dec, u32 id,
-				 const u8 *payload, unsigned long avail)
-{
-	const struct recover_ctx *rc = dec->priv;
-	const struct dump_event *ev = dump_meta_event(rc->meta, rc->sc, id);
-	/* packets start on a page: field alignment is the same from there */
-	unsigned long off = (unsigned long)payload & (PAGE_SIZE - 1);
-	unsigned long err_off;
-	char err[160];
-
-	if (!ev)
-		return -1;
-	return dump_payload_size(ev, payload - off, off, avail, err,
-				 sizeof(err), &err_off);
-}
-
 /* A new file @name in the trace directory @dirfd (@dir); its descriptor. */
 static int create_file(int dirfd, const char *dir, const char *name)
 {
@@ -368,9 +346,9 @@ static void report(const char *file, const struct lrb_recovery *rec)
 static int dump_recover(const char *file, const char *dir)
 {
 	struct lrb_region_header h;
-	struct recover_ctx rc;
+	struct dump_recover_ctx rc;
 	struct lrb_recovery *rec;
-	struct lrb_decoder dec = { .payload_size = recover_payload_size,
+	struct lrb_decoder dec = { .payload_size = dump_recover_payload_size,
 				   .priv = &rc };
 	const char *why;
 	struct dump_meta *meta;
