@@ -38,10 +38,6 @@
 #define REC_DURATION_MIN_S 0.001
 #define REC_DURATION_MAX_S 1e9
 
-const char *const rec_consumer_names[3] = {
-	[REC_SPLICE] = "splice", [REC_MMAP] = "mmap", [REC_READ] = "read",
-};
-
 static void rec_usage(FILE *f)
 {
 	fputs("usage: lrb-record CHANNEL [-o DIR | --relayd URL [--live[=PERIOD]]\n"

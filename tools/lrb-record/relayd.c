@@ -56,8 +56,13 @@
 #endif
 /* The longest output path relayd may answer CREATE_SESSION with. */
 #define RLY_PATH_MAX 4096
-/* How often the end asks whether relayd has written everything. */
+/*
+ * How often the end asks whether relayd has written everything (the
+ * fuzzer builds with 0, not to sleep on answers of "not yet").
+ */
+#ifndef RLY_PENDING_POLL_US
 #define RLY_PENDING_POLL_US 100000
+#endif
 /*
  * Live periods a live session stays open after its last packet, and at
  * most this long: a viewer asks relayd again every 0.1 s or so.
@@ -110,6 +115,8 @@ struct rly_cpu {
  *	RLY_PATH_MAX bytes that relayd chose, printed on a terminal
  * @meta_handle: the metadata stream's id
  * @cpus: per CPU, in the order of struct rec's
+ * @ncpu: how many
+ * @opened: rec_relayd_open() ran: @lock and @cpus are set up
  */
 struct rly {
 	int ctrl;
@@ -129,6 +136,8 @@ struct rly {
 	char output[4 * RLY_PATH_MAX + 1];
 	__u64 meta_handle;
 	struct rly_cpu *cpus;
+	unsigned int ncpu;
+	bool opened;
 };
 
 static struct rly rly_conn = { .ctrl = -1, .data = -1 };
@@ -611,18 +620,40 @@ static int rly_add_stream(struct rly *y, const char *name, __u64 *handle)
 	return 0;
 }
 
-int rec_relayd_open(struct rec *r, const char *session, bool named)
+/* Forget the session opened before, if any: a process may open another. */
+static void rly_reset(struct rly *y)
 {
-	struct rly *y = &rly_conn;
+	unsigned int i;
+
+	if (y->opened) {
+		for (i = 0; i < y->ncpu; i++)
+			free(y->cpus[i].buf);
+		free(y->cpus);
+		pthread_mutex_destroy(&y->lock);
+	}
+	if (y->ctrl >= 0)
+		close(y->ctrl);
+	if (y->data >= 0)
+		close(y->data);
+	memset(y, 0, sizeof(*y));
+	y->ctrl = -1;
+	y->data = -1;
+}
+
+static int rly_open(struct rly *y, struct rec *r, const char *session,
+		    bool named)
+{
 	struct rly_create_trace_chunk chunk = {
 		.creation_timestamp = htobe64((__u64)r->start_realtime),
 	};
 	struct rly_metadata meta = { 0 };
 	unsigned int i;
 
+	rly_reset(y);
 	if (rec_relayd_parse(r->relayd, false))
 		return -1;
 	pthread_mutex_init(&y->lock, NULL);
+	y->opened = true;
 	snprintf(y->session, sizeof(y->session), "%s", session);
 	if (gethostname(y->hostname, sizeof(y->hostname) - 1) ||
 	    !y->hostname[0])
@@ -632,6 +663,7 @@ int rec_relayd_open(struct rec *r, const char *session, bool named)
 		tool_err("out of memory");
 		return -1;
 	}
+	y->ncpu = r->ncpu;
 	for (i = 0; i < r->ncpu; i++) {
 		if (r->consumer != REC_READ)
 			continue;
@@ -669,6 +701,17 @@ int rec_relayd_open(struct rec *r, const char *session, bool named)
 				 y->host, y->live_port, y->hostname, y->session);
 	}
 	return 0;
+}
+
+int rec_relayd_open(struct rec *r, const char *session, bool named)
+{
+	struct rly *y = &rly_conn;
+
+	if (!rly_open(y, r, session, named))
+		return 0;
+	/* nothing more is said to a relayd that did not take the session */
+	y->dead = true;
+	return -1;
 }
 
 /*

@@ -10,6 +10,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+const char *const rec_consumer_names[3] = {
+	[REC_SPLICE] = "splice", [REC_MMAP] = "mmap", [REC_READ] = "read",
+};
+
 /* "1234", "12.3k", "4.56M", "7.89G": counts that fit the progress line. */
 static const char *rec_human(char *buf, size_t len, __u64 v)
 {
