@@ -110,7 +110,7 @@ fields() {
 		grep -oE '^\[[0-9]+\]|\b(seq|ts|temp|flags|lo3|hi5|flag|pad|nvals)=[-0-9a-fA-Fx]+' |
 		sed -E 's/^\[0*([0-9])/[\1/' | tr 'A-FX' 'a-fx'
 }
-for seed in tests/fuzz/corpus/be-meta-*; do
+for seed in tests/fuzz/corpus/dump/be-meta-*; do
 	t=$dev/${seed##*/}
 	mkdir -p "$t"
 	python3 - "$seed" "$t" <<'PY'
