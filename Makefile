@@ -8,7 +8,8 @@
 #                   Debian's kernel, read the trace with babeltrace2, plot
 #   make demo-user  the user-space demo (liblrb)
 #   make tools      lrb-record, lrb-dump, lrb-stats
-#   make fuzz       lrb-dump under libFuzzer (FUZZ_SECONDS, default 600)
+#   make fuzz       the libFuzzer targets (lrb-dump, region recovery, relayd's
+#                   answers), FUZZ_SECONDS each (default 600)
 #   make check      set up, build and run every test
 #   make test-cross the user tests for arm64 and s390x (build/arm64/,
 #                   build/s390x/), run under qemu-user by tests/run.sh
@@ -196,6 +197,12 @@ $(BUILD)/tools-static/%: $$(wildcard tools/$$*/*.c) $(TOOL_COMMON) $(TOOL_LIB) \
 tools: $(addprefix $(BUILD)/tools/,$(TOOLS))
 tools-static: $(addprefix $(BUILD)/tools-static/,$(TOOLS))
 
+# The fake cpu files of the tools' host tests (tests/tools/fakecpu.c),
+# preloaded into the tools as built.
+$(BUILD)/tools-test/fakecpu.so: tests/tools/fakecpu.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O2 -shared -fPIC $< -ldl -o $@
+
 demo: setup
 	@scripts/demo.sh
 
@@ -308,10 +315,12 @@ verify: setup
 soak: setup
 	@KDIR="$(KDIR)" tests/soak/run.sh $(or $(DURATION),30m)
 
-# lrb-dump under libFuzzer for FUZZ_SECONDS (default 600; make check runs
-# 60 s), the corpus kept in build/fuzz/corpus.
+# The libFuzzer targets (tests/fuzz/run.sh: lrb-dump's decoding core, the
+# recovery of a region file, lrb-record's side of relayd's protocol), each
+# for FUZZ_SECONDS (default 600; make check runs 20 s each), or those of
+# FUZZ_TARGETS; new inputs kept in build/fuzz/TARGET/corpus.
 fuzz: setup
-	@tests/fuzz/run.sh $(or $(FUZZ_SECONDS),600)
+	@tests/fuzz/run.sh $(or $(FUZZ_SECONDS),600) $(FUZZ_TARGETS)
 
 # The user-space build's headers: kernel-only ones (lrb.ko's channels with
 # files, the kernel port) stay out of the user prefix.

@@ -12,7 +12,8 @@
 # tests/ktap.sh); this sums them and ends the same way. Exit status is
 # non-zero if anything failed.
 #
-# FUZZ_SECONDS sets the fuzzing time of lrb-dump (60; make fuzz for more).
+# FUZZ_SECONDS sets the fuzzing time of each libFuzzer target (20: lrb-dump,
+# region recovery, relayd's answers; make fuzz for more).
 # LRB_KUNIT=0 leaves the KUnit kernels out (they take minutes on a fresh
 # machine; see Documentation/testing.rst). The debug kernels (KASAN,
 # lockdep, KCSAN) are not run here: make kunit-debug. Then lrb.ko runs end
@@ -178,7 +179,10 @@ run "lrb-record [s390x]" tests/tools/test-record.sh "$log/s390x-tools"
 run "lrb-dump, lrb-stats (host, ASan)" tests/tools/test-dump.sh
 run "install (headers, api.rst example)" tests/install/run.sh
 run "lrb-dump --recover (host)" tests/tools/test-recover.sh
-run "fuzz lrb-dump ${FUZZ_SECONDS:-60}s (libFuzzer)" tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
+for t in "dump:lrb-dump" "region:region recovery" "relayd:relayd answers"; do
+	run "fuzz ${t#*:} ${FUZZ_SECONDS:-20}s (libFuzzer)" \
+		tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" "${t%%:*}"
+done
 run "icount (callgrind)" tests/bench/icount/check.sh
 run "verify (spin model)" tests/model/verify.sh
 run "kernel build (W=1, no warnings)" tests/kernel-build.sh

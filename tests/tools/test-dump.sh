@@ -110,7 +110,7 @@ fields() {
 		grep -oE '^\[[0-9]+\]|\b(seq|ts|temp|flags|lo3|hi5|flag|pad|nvals)=[-0-9a-fA-Fx]+' |
 		sed -E 's/^\[0*([0-9])/[\1/' | tr 'A-FX' 'a-fx'
 }
-for seed in tests/fuzz/corpus/be-meta-*; do
+for seed in tests/fuzz/corpus/dump/be-meta-*; do
 	t=$dev/${seed##*/}
 	mkdir -p "$t"
 	python3 - "$seed" "$t" <<'PY'
@@ -147,6 +147,21 @@ for v in rel asan; do
 		cat "$dev/err"
 		fail "lrb-dump [$v]: big-endian packets, le metadata: exit $rc"
 	fi
+done
+
+# --- usage: every numeric option bounded --------------------------------------
+for v in rel asan; do
+	for a in "--limit -1" "--limit 18446744073709551616" "--limit x" "--cpu 1024"; do
+		# shellcheck disable=SC2086 # the options are words
+		"$B/$v/lrb-dump" $a "$dev/be-meta-large" >/dev/null 2>"$dev/err"
+		rc=$?
+		if [ $rc -eq 2 ] && grep -qE 'expected (a number of events|CPU numbers)' "$dev/err"; then
+			ok
+		else
+			cat "$dev/err"
+			fail "lrb-dump [$v] $a: exit $rc, want 2 (usage)"
+		fi
+	done
 done
 
 # --- not a regular file ----------------------------------------------------
@@ -271,6 +286,19 @@ for v in rel asan; do
 	else
 		fail "lrb-stats [$v]: usage error exit status"
 	fi
+	# every numeric option bounded: a usage error
+	for a in "--watch 1e5" "--watch 0.001" "--watch nan" "--watch 1 --count 0" \
+		 "--watch 1 --count 18446744073709551616" "--watch 1 --count -1"; do
+		# shellcheck disable=SC2086 # the options are words
+		"$s" $a demo >/dev/null 2>"$dev/err"
+		rc=$?
+		if [ $rc -eq 2 ] && grep -qE 'expected (seconds from 0.01 to 86400|a number of refreshes)' "$dev/err"; then
+			ok
+		else
+			cat "$dev/err"
+			fail "lrb-stats [$v] $a: exit $rc, want 2 (usage)"
+		fi
+	done
 	if grep -qE 'Sanitizer|runtime error' <<<"$out"; then
 		fail "lrb-stats [$v]: sanitizer report"
 	fi

@@ -11,7 +11,9 @@
 # the region's overwrite loss counter corrupted), a packet whose content size says 2
 # bytes past its last record (persist --leave-trailing: cut, and counted),
 # and refusals with a reason for a file holding no region, random bytes,
-# or a directory holding a trace already.
+# a directory holding a trace already, and (as root) a directory or a
+# symbolic link planted by another user (nobody) in a world-writable
+# sticky directory, as in /tmp: nothing written through their links.
 #
 #   tests/tools/test-recover.sh [ROUNDS]    (default 5)
 #
@@ -85,5 +87,24 @@ check "empty file refused" \
 	bash -c "! '$dump' --recover '$tmp/empty' '$tmp/t.empty' 2>/dev/null"
 check "a trace directory is not overwritten" \
 	bash -c "! '$dump' --recover '$tmp/region.1' '$tmp/trace.1' 2>/dev/null"
+
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+	echo "test-recover: not root (or no setpriv): the directories planted by another user are not tested"
+	finish
+fi
+chmod 755 "$tmp"
+mkdir -m 1777 "$tmp/shared"
+echo secret >"$tmp/victim"
+mkdir "$tmp/vdir"
+(cd "$tmp/shared" && setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+	"mkdir t1 && ln -s $tmp/victim t1/metadata && ln -s $tmp/victim t1/recovered_0 &&
+	 ln -s $tmp/vdir t2")
+for t in t1 t2; do
+	"$dump" --recover "$tmp/region.1" "$tmp/shared/$t" 2>"$tmp/err"
+	check "planted $t: refused (exit $?)" test $? = 1
+	check "planted $t: named: $(cat "$tmp/err")" grep -q "$tmp/shared/$t" "$tmp/err"
+	check "planted $t: nothing written through its links" \
+		bash -c "echo secret | cmp -s - '$tmp/victim' && test -z \"\$(ls -A '$tmp/vdir')\""
+done
 
 finish

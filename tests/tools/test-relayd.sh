@@ -8,6 +8,10 @@
 #     it: events and discarded events as liblrb counted them;
 #   - a port nobody listens on, a peer of another protocol version and a
 #     peer that hangs up: a clear error, exit status 1;
+#   - a host that does not answer (a listener whose accept queue is full
+#     drops the SYNs, as a firewall would): the connection is given up
+#     after the reply timeout (built as 3 s here; 30 s in lrb-record), not
+#     after the kernel's two minutes of SYN retries;
 #   - at the end relayd has confirmed writing every packet (its answers to
 #     DATA_PENDING);
 #   - relayd killed (SIGKILL) mid-recording, its data connection held back
@@ -20,6 +24,13 @@
 #     the other streams' events past stream 3's last one meanwhile (it
 #     stalls there without the beacons), end with the session, and show
 #     per stream exactly the events of relayd's files.
+# Then the real lrb-record, on fake cpu files (tests/tools/fakecpu.c), to
+# tests/tools/fake-relayd.py, a relayd that answers with the output path
+# it is given:
+#   - a path of escape sequences and control characters is printed
+#     escaped, in the messages and the summary;
+#   - a stream whose packet is a header alone, arriving in pieces (read
+#     consumer): an error, exit status 1, not an endless loop.
 # relayd listens on 127.0.0.1 only, on free ports. Needs lttng-relayd,
 # babeltrace2 and python3 (scripts/setup.sh). Ends with "N passed, M
 # failed".
@@ -52,14 +63,20 @@ mkdir -p "$B"
 # liblrb brings the port layer, which tools/common/port.c stands in for
 # in the tools that do not link it.
 common=$(ls tools/common/*.c | grep -v '/port\.c$')
-make -s build/rel/liblrb.a >/dev/null &&
+# build_sender OUT [CFLAGS...]
+build_sender() {
+	local o=$1
+	shift
 	out=$(cc -std=gnu11 -g -D_GNU_SOURCE -Iinclude -Itools/common \
 		-Itools/lrb-record -Wall -Wextra -Wno-unused-parameter -Wshadow \
-		-Wstrict-prototypes -O2 tests/tools/test-relayd.c \
+		-Wstrict-prototypes -O2 "$@" tests/tools/test-relayd.c \
 		tools/lrb-record/relayd.c $common build/rel/liblrb.a \
-		-lurcu-bp -lpthread \
-		-o "$B/test-relayd" 2>&1) && [ -z "$out" ]
+		-lurcu-bp -lpthread -o "$o" 2>&1) && [ -z "$out" ]
+}
+make -s build/rel/liblrb.a >/dev/null && build_sender "$B/test-relayd"
 check "build of test-relayd${out:+: $out}" test $? -eq 0
+build_sender "$B/test-relayd-3s" -DRLY_REPLY_TIMEOUT_S=3
+check "build of test-relayd-3s${out:+: $out}" test $? -eq 0
 [ "$failed" -eq 0 ] || finish
 sender=$B/test-relayd
 
@@ -176,6 +193,35 @@ c.close()' "$1" "$2" &
 		sleep 0.1
 	done
 }
+# a listener whose accept queue is full: the kernel drops further SYNs
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)
+port = s.getsockname()[1]
+fill = []
+for _ in range(3):
+    c = socket.socket(); c.setblocking(False)
+    try: c.connect(("127.0.0.1", port))
+    except BlockingIOError: pass
+    fill.append(c)
+time.sleep(0.5)
+open(sys.argv[1] + ".tmp", "w").write(str(port))
+__import__("os").rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(600)' "$tmp/full" &
+pids+=($!)
+for _ in $(seq 50); do
+	[ -s "$tmp/full" ] && break
+	sleep 0.1
+done
+full=$(cat "$tmp/full")
+t0=$(date +%s)
+timeout 60 "$B/test-relayd-3s" "net://127.0.0.1:$full" "$tmp/e" >/dev/null 2>"$tmp/err"
+rc=$?
+t1=$(date +%s)
+check "no answer: exit status $rc, want 1" test $rc -eq 1
+check "no answer: given up after $((t1 - t0)) s, want 3 to 10" \
+	test $((t1 - t0)) -ge 2 -a $((t1 - t0)) -le 10
+check "no answer: says so: $(head -c 400 "$tmp/err")" grep -q \
+	"cannot connect to lttng-relayd's control port at 127.0.0.1:$full: no answer within 3 s" "$tmp/err"
 fake "$tmp/p1" 0000000300000000
 expect "protocol 3.0" "speaks protocol 3.0; lrb-record speaks 2.13 and needs 2.11 or later" \
 	"net://127.0.0.1:$(cat "$tmp/p1")"
@@ -257,6 +303,59 @@ say "relayd killed: $sent packets sent, $confirmed confirmed, $held let through"
 check "relayd killed: no held packet confirmed ($confirmed confirmed, $held let through)" \
 	test "$confirmed" -le "$held"
 check "relayd killed: 40 packets sent before ($sent)" test "$sent" -ge 40
+
+# --- lrb-record itself, on fake cpu files -------------------------------------
+out=$(make --no-print-directory build/tools/lrb-record build/tools-test/fakecpu.so 2>&1 >/dev/null)
+check "build of lrb-record and fakecpu.so${out:+: $out}" test $? -eq 0 -a -z "$out"
+dev=$tmp/dev
+mkdir -p "$dev/fc"
+echo '/* CTF 1.8 */' >"$dev/fc/metadata"
+# fake_relayd NAME PATH: fake-relayd.py answering with PATH; sets FCTRL, FDATA
+fake_relayd() {
+	python3 tests/tools/fake-relayd.py "$tmp/$1.ports" \
+		"$(python3 -c 'import sys; print(sys.argv[1].encode().hex())' "$2")" &
+	pids+=($!)
+	for _ in $(seq 50); do
+		[ -s "$tmp/$1.ports" ] && break
+		sleep 0.1
+	done
+	read -r FCTRL FDATA <"$tmp/$1.ports"
+}
+# record NAME ARGS...: lrb-record fc ARGS (30 s at most), output in NAME.out/.err
+record() {
+	local name=$1
+	shift
+	LD_PRELOAD=$PWD/build/tools-test/fakecpu.so LRB_DEV_DIR=$dev timeout -k 5 30 \
+		build/tools/lrb-record fc "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+}
+tests/tools/fake-packets.py "$dev/fc/cpu0" 0 '3*4096'
+tests/tools/fake-packets.py "$dev/fc/cpu1" 1 '2*4096'
+evil=$'/srv/\e[2J\e]0;owned\a/evil\nline\\x'
+fake_relayd esc "$evil"
+record esc --relayd "net://127.0.0.1:$FCTRL:$FDATA"
+rc=$?
+check "escaped path: exit status $rc: $(head -c 300 "$tmp/esc.err")" test $rc -eq 0
+for f in out err; do
+	check "escaped path: no escape or control character in lrb-record's std$f" \
+		bash -c "! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <'$tmp/esc.$f')"
+	check "escaped path: std$f names it escaped: $(head -c 300 "$tmp/esc.$f")" \
+		grep -qF '/srv/\x1b[2J\x1b]0;owned\x07/evil\x0aline\\x' "$tmp/esc.$f"
+done
+# confirmed means written by relayd, not synced: the summary says so
+check "the summary says confirmed packets are in relayd's page cache" \
+	grep -q "^(confirmed: written to relayd's files, in its page cache; on its disk once" \
+	"$tmp/esc.out"
+# a packet of its header alone (64 bytes) after one of 4064 bytes: the
+# read consumer's first read() ends 32 bytes into it
+tests/tools/fake-packets.py "$dev/fc/cpu0" 0 4064 64 4064
+tests/tools/fake-packets.py "$dev/fc/cpu1" 1 4096
+fake_relayd hdr /srv/hdr
+record hdr --relayd "net://127.0.0.1:$FCTRL:$FDATA" --consumer read
+rc=$?
+check "header-only packet: exit status $rc, want 1 (124: it looped)" test $rc -eq 1
+check "header-only packet: says so: $(head -c 300 "$tmp/hdr.err")" grep -q \
+	"cpu0: a packet of the stream says it is 512 bits long (packet_size): an lrb packet is more than its 64-byte header" \
+	"$tmp/hdr.err"
 
 # --- live ------------------------------------------------------------------------
 # wait_file FILE: until it exists (30 s at most)

@@ -210,26 +210,122 @@ char *trace_stream_name(char *buf, size_t len, const char *chan,
 	return n < 0 || (size_t)n >= len ? NULL : buf;
 }
 
+/* Create the missing parents of @dir (not @dir itself); 0 or -1. */
+static int trace_dir_parents(const char *dir)
+{
+	char parent[4096];
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	while (len && dir[len - 1] != '/')
+		len--;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (!len || (len == 1 && dir[0] == '/'))
+		return 0;
+	if (len >= sizeof(parent)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(parent, dir, len);
+	parent[len] = 0;
+	return tool_mkdirs(parent);
+}
+
+/* Whether the directory @fd has an entry but . and ..; -1 on an error. */
+static int trace_dir_used(int fd)
+{
+	struct dirent *e;
+	int used = 0;
+	DIR *d;
+
+	fd = dup(fd);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			used = 1;
+			break;
+		}
+	closedir(d);
+	return used;
+}
+
 int trace_dir_create(const char *dir)
 {
-	char path[4096];
+	bool made;
 	struct stat st;
+	int fd, used;
 
-	if (tool_mkdirs(dir)) {
+	if (trace_dir_parents(dir)) {
+		tool_err("cannot create the parent directories of %s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	made = !mkdir(dir, 0755);
+	if (!made && errno != EEXIST) {
 		tool_err("cannot create the trace directory %s: %s", dir,
 			 strerror(errno));
 		return -1;
 	}
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		tool_err("%s is not a directory: give another output directory",
+	/* never through a symbolic link: another user may have planted it */
+	if (!lstat(dir, &st) && S_ISLNK(st.st_mode)) {
+		tool_err("%s is a symbolic link: a trace directory is never reached through one (another user may have planted it); give the name of a new directory",
 			 dir);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, TRACE_METADATA);
-	if (!access(path, F_OK)) {
-		tool_err("%s holds a trace already (%s exists): give another output directory, or remove it",
-			 dir, path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		tool_err("%s: %s: give the name of a new directory, which %s creates",
+			 dir, strerror(errno), tool_name);
 		return -1;
 	}
-	return 0;
+	if (fstat(fd, &st)) {
+		tool_err("%s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	/*
+	 * Its files are created in it (exclusively, not through a symbolic
+	 * link), so no one else may have been able to put anything there.
+	 */
+	if (st.st_uid != geteuid()) {
+		tool_err("%s %s owned by uid %u, not by this user (uid %u): another user may have planted it; give the name of a new directory",
+			 dir, made ? "is" : "exists and is", (unsigned int)st.st_uid,
+			 (unsigned int)geteuid());
+		goto fail;
+	}
+	if (st.st_mode & 0022) {	/* group or others may write */
+		tool_err("%s exists and others may write in it (mode %04o): give the name of a new directory, or chmod go-w %s",
+			 dir, (unsigned int)st.st_mode & 07777, dir);
+		goto fail;
+	}
+	used = trace_dir_used(fd);
+	if (used < 0) {
+		tool_err("%s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (used) {
+		if (!faccessat(fd, TRACE_METADATA, F_OK, AT_SYMLINK_NOFOLLOW))
+			tool_err("%s holds a trace already (%s/%s exists): give another output directory, or remove it",
+				 dir, dir, TRACE_METADATA);
+		else
+			tool_err("%s exists and is not empty: give the name of a new directory, which %s creates, or empty it",
+				 dir, tool_name);
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+int trace_file_create(int dirfd, const char *name)
+{
+	return openat(dirfd, name,
+		      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 }

@@ -49,15 +49,30 @@ void tool_usage_error(const char *fmt, ...)
 
 /* --- parsing (util.c); 0 on success, -1 if @s is not valid --- */
 
-/* A decimal number, or 0x hexadecimal, without trailing garbage. */
+/*
+ * A decimal number, or 0x hexadecimal, that fits 64 bits, without
+ * leading or trailing garbage.
+ */
 int tool_parse_u64(const char *s, __u64 *v);
-/* Seconds, with an optional fraction ("2", "0.5"); > 0. */
-int tool_parse_seconds(const char *s, double *v);
+/*
+ * Seconds, with an optional fraction ("2", "0.5"), from @min to @max:
+ * every option in seconds has bounds, so that its conversions to
+ * microseconds, nanoseconds and poll() timeouts cannot overflow.
+ */
+int tool_parse_seconds(const char *s, double min, double max, double *v);
 /*
  * A CPU list such as "0,2-5": sets @set[n] for each CPU n (< @max).
  * Returns the number of CPUs listed, or -1.
  */
 int tool_parse_cpus(const char *s, bool *set, unsigned int max);
+
+/*
+ * The first @n bytes of @s, up to a NUL, as text safe to print on a
+ * terminal: printable ASCII as it is, a backslash doubled, any other
+ * byte (escape sequences, newlines, UTF-8) as \xHH. In @buf, which takes
+ * 4 * @n + 1 bytes; cut short if @len is less. Returns @buf.
+ */
+char *tool_escape(char *buf, size_t len, const char *s, size_t n);
 
 /* --- I/O (util.c) --- */
 
@@ -77,6 +92,8 @@ int tool_mkdirs(const char *path);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 __u64 tool_now_ns(void);
+/* Sleep @ns nanoseconds (any length: not usleep()'s 32 bits). */
+void tool_sleep_ns(__u64 ns);
 /* Bytes per second as MB/s (10^6 bytes), 0 for no time. */
 double tool_mbps(__u64 bytes, __u64 ns);
 
@@ -142,11 +159,20 @@ int lrb_parse_stats_line(const char *line, int *cpu,
 char *trace_stream_name(char *buf, size_t len, const char *chan,
 			unsigned int cpu);
 /*
- * Prepare @dir for a new trace: create it (and its parents) if needed;
- * refuse one that holds a trace already (a metadata file). 0, or -1
- * after printing why.
+ * Prepare @dir for a new trace, safe from other users when run as root in
+ * a shared directory such as /tmp: its missing parents are created, @dir
+ * itself with mkdir(); if it exists, it must be an empty directory, not a
+ * symbolic link, owned by this user and writable by no one else, so that
+ * no one else can have planted a file or a link in it. Returns a
+ * descriptor of the directory (O_DIRECTORY) to create the trace's files
+ * in, with trace_file_create(); or -1 after printing why.
  */
 int trace_dir_create(const char *dir);
+/*
+ * Create the file @name in the directory @dirfd: exclusively, never
+ * through a symbolic link. A descriptor for writing, or -1 (errno set).
+ */
+int trace_file_create(int dirfd, const char *name);
 
 /* --- JSON writer (json.c) --- */
 

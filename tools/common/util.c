@@ -67,7 +67,7 @@ int tool_parse_u64(const char *s, __u64 *v)
 	unsigned long long n;
 	char *end;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || *s < '0' || *s > '9')
 		return -1;
 	errno = 0;
 	n = strtoull(s, &end, 0);
@@ -77,7 +77,7 @@ int tool_parse_u64(const char *s, __u64 *v)
 	return 0;
 }
 
-int tool_parse_seconds(const char *s, double *v)
+int tool_parse_seconds(const char *s, double min, double max, double *v)
 {
 	char *end;
 	double d;
@@ -86,7 +86,8 @@ int tool_parse_seconds(const char *s, double *v)
 		return -1;
 	errno = 0;
 	d = strtod(s, &end);
-	if (errno || *end || !(d > 0) || d > 1e9)
+	/* NaN fails both comparisons */
+	if (errno || *end || !(d >= min && d <= max))
 		return -1;
 	*v = d;
 	return 0;
@@ -126,6 +127,31 @@ int tool_parse_cpus(const char *s, bool *set, unsigned int max)
 		if (*p++ != ',')
 			return -1;
 	}
+}
+
+char *tool_escape(char *buf, size_t len, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, o = 0;
+
+	for (i = 0; i < n && s[i] && o + 5 <= len; i++) {
+		unsigned char ch = s[i];
+
+		if (ch == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = '\\';
+		} else if (ch >= 0x20 && ch < 0x7f) {
+			buf[o++] = ch;
+		} else {
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hex[ch >> 4];
+			buf[o++] = hex[ch & 15];
+		}
+	}
+	if (len)
+		buf[o] = 0;
+	return buf;
 }
 
 int tool_write_full(int fd, const void *buf, size_t len)
@@ -237,6 +263,16 @@ __u64 tool_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void tool_sleep_ns(__u64 ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }
 
 double tool_mbps(__u64 bytes, __u64 ns)

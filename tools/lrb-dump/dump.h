@@ -324,6 +324,25 @@ long dump_payload_size(const struct dump_event *ev,
 		       unsigned long avail, char *err, size_t errlen,
 		       unsigned long *err_off);
 
+/**
+ * struct dump_recover_ctx - what recovery validates records against
+ * @meta: the metadata the region holds
+ * @sc: its stream class, the region's stream id
+ */
+struct dump_recover_ctx {
+	const struct dump_meta *meta;
+	const struct dump_stream_class *sc;
+};
+
+/*
+ * lrb_decoder.payload_size for lrb_region_recover() (dec->priv: a struct
+ * dump_recover_ctx): the payload's size as the metadata declares its
+ * event, validated as lrb-dump reads it, or -1. The region must be page
+ * aligned (its packets start on pages).
+ */
+long dump_recover_payload_size(const struct lrb_decoder *dec, u32 id,
+			       const u8 *payload, unsigned long avail);
+
 /* Print the fields of @item's payload, as text or JSON members. */
 void dump_print_fields(FILE *f, const struct dump_item *item, bool json);
 

@@ -479,6 +479,22 @@ long dump_payload_size(const struct dump_event *ev,
 	return bit / 8 - payload;
 }
 
+long dump_recover_payload_size(const struct lrb_decoder *dec, u32 id,
+			       const u8 *payload, unsigned long avail)
+{
+	const struct dump_recover_ctx *rc = dec->priv;
+	const struct dump_event *ev = dump_meta_event(rc->meta, rc->sc, id);
+	/* packets start on a page: field alignment is the same from there */
+	unsigned long off = (unsigned long)payload & (PAGE_SIZE - 1);
+	unsigned long err_off;
+	char err[160];
+
+	if (!ev)
+		return -1;
+	return dump_payload_size(ev, payload - off, off, avail, err,
+				 sizeof(err), &err_off);
+}
+
 /* The payload was measured by the stream cursor: this cannot fail but for bugs. */
 void dump_print_fields(FILE *f, const struct dump_item *item, bool json)
 {

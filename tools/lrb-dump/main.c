@@ -276,38 +276,27 @@ static void summary(const char *dir, const struct input *in, unsigned int n,
 		limited ? " (stopped at --limit)" : "");
 }
 
-struct recover_ctx {
-	const struct dump_meta *meta;
-	const struct dump_stream_class *sc;
-};
-
-/* Records are validated against the metadata, as lrb-dump reads them. */
-static long recover_payload_size(const struct lrb_decoder *dec, u32 id,
-				 const u8 *payload, unsigned long avail)
+/* A new file @name in the trace directory @dirfd (@dir); its descriptor. */
+static int create_file(int dirfd, const char *dir, const char *name)
 {
-	const struct recover_ctx *rc = dec->priv;
-	const struct dump_event *ev = dump_meta_event(rc->meta, rc->sc, id);
-	/* packets start on a page: field alignment is the same from there */
-	unsigned long off = (unsigned long)payload & (PAGE_SIZE - 1);
-	unsigned long err_off;
-	char err[160];
+	int fd = trace_file_create(dirfd, name);
 
-	if (!ev)
-		return -1;
-	return dump_payload_size(ev, payload - off, off, avail, err,
-				 sizeof(err), &err_off);
+	if (fd < 0)
+		tool_die("cannot create %s/%s: %s", dir, name, strerror(errno));
+	return fd;
 }
 
-static void write_file(const char *dir, const char *name, const void *data,
-		       size_t len, int flags)
+static void write_file(int fd, const char *dir, const char *name,
+		       const void *data, size_t len)
 {
-	char path[4096];
-	int fd;
+	if (tool_write_full(fd, data, len))
+		tool_die("writing %s/%s: %s", dir, name, strerror(errno));
+}
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
-	if (fd < 0 || tool_write_full(fd, data, len) || close(fd))
-		tool_die("%s: %s", path, strerror(errno));
+static void close_file(int fd, const char *dir, const char *name)
+{
+	if (close(fd))
+		tool_die("writing %s/%s: %s", dir, name, strerror(errno));
 }
 
 static void report(const char *file, const struct lrb_recovery *rec)
@@ -357,9 +346,9 @@ static void report(const char *file, const struct lrb_recovery *rec)
 static int dump_recover(const char *file, const char *dir)
 {
 	struct lrb_region_header h;
-	struct recover_ctx rc;
+	struct dump_recover_ctx rc;
 	struct lrb_recovery *rec;
-	struct lrb_decoder dec = { .payload_size = recover_payload_size,
+	struct lrb_decoder dec = { .payload_size = dump_recover_payload_size,
 				   .priv = &rc };
 	const char *why;
 	struct dump_meta *meta;
@@ -367,7 +356,7 @@ static int dump_recover(const char *file, const char *dir)
 	char err[300], name[64];
 	unsigned int b, i;
 	void *map, *pkt;
-	int fd, ret;
+	int fd, dirfd, ret;
 
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
@@ -395,16 +384,18 @@ static int dump_recover(const char *file, const char *dir)
 		tool_die("%s: nothing to recover: %s", file, why);
 	if (ret)
 		tool_die("%s: recovery: %s", file, strerror(-ret));
-	if (trace_dir_create(dir))
+	dirfd = trace_dir_create(dir);
+	if (dirfd < 0)
 		exit(TOOL_EXIT_ERROR);
-	write_file(dir, "metadata", rec->metadata, rec->metadata_size,
-		   O_TRUNC);
+	fd = create_file(dirfd, dir, TRACE_METADATA);
+	write_file(fd, dir, TRACE_METADATA, rec->metadata, rec->metadata_size);
+	close_file(fd, dir, TRACE_METADATA);
 	pkt = malloc(h.subbuf_size);
 	if (!pkt)
 		tool_die("out of memory");
 	for (b = 0; b < rec->nr_bufs; b++) {
 		trace_stream_name(name, sizeof(name), "recovered", b);
-		write_file(dir, name, "", 0, O_TRUNC);
+		fd = create_file(dirfd, dir, name);
 		for (i = 0; i < rec->bufs[b].nr_packets; i++) {
 			long len = lrb_recovery_copy(rec, b, i, pkt,
 						     h.subbuf_size);
@@ -412,9 +403,11 @@ static int dump_recover(const char *file, const char *dir)
 			if (len < 0)
 				tool_die("%s: packet %u of buffer %u: %s", file,
 					 i, b, strerror(-len));
-			write_file(dir, name, pkt, len, O_APPEND);
+			write_file(fd, dir, name, pkt, len);
 		}
+		close_file(fd, dir, name);
 	}
+	close(dirfd);
 	report(file, rec);
 	free(pkt);
 	lrb_recovery_free(rec);

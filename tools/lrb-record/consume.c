@@ -106,6 +106,23 @@ static bool rec_at_boundary(const struct rec_cpu *c)
 	return c->fr.bad || !c->fr.have;
 }
 
+/*
+ * A packet's start was not seen (@why): its size cannot be known before
+ * its first byte is written. Without a limit on the output the stream
+ * goes on unframed (packet counts come from the buffer's counters); with
+ * --max-size or --rotate-*, it would go on past them, filling the disk:
+ * this CPU's recording stops with an error instead. True if it stops.
+ */
+static bool rec_unframed(struct rec_cpu *c, const char *why)
+{
+	if (!c->r->rot.max_size && !c->r->rot.chunks)
+		return false;
+	tool_err("cpu%u: %s: --max-size and --rotate-* cut files at packet starts, which are lost: this CPU's recording stops here, its files within their limits (--consumer mmap takes each packet whole)",
+		 c->cpu, why);
+	c->failed = true;
+	return true;
+}
+
 static enum rec_step rec_error(struct rec_cpu *c, const char *what)
 {
 	int err = errno;
@@ -142,6 +159,7 @@ static enum rec_step rec_step_read(struct rec_cpu *c)
 	ssize_t n = read(c->fd, c->buf, c->info.subbuf_size);
 	const unsigned char *p = c->buf;
 	struct lrb_packet_header h;
+	bool start;
 	__u64 m;
 
 	if (n < 0)
@@ -150,18 +168,26 @@ static enum rec_step rec_step_read(struct rec_cpu *c)
 		return REC_EOF;
 	while (n) {
 		m = n;
-		if (!c->fr.bad && !c->fr.have && (__u64)n >= HDR_SIZE) {
+		start = !c->fr.bad && !c->fr.have;
+		if (start && (__u64)n < HDR_SIZE &&
+		    rec_unframed(c, "a packet header is split between two read()s"))
+			return REC_ERR;
+		if (start && (__u64)n >= HDR_SIZE) {
 			memcpy(&h, p, HDR_SIZE);
 			if (h.packet_size / 8 >= HDR_SIZE &&
 			    h.packet_size / 8 < m)
 				m = h.packet_size / 8;
-			if (rec_rotate_packet(c, h.packet_size / 8))
-				return REC_ERR;
 		} else if (!c->fr.bad && c->fr.have == HDR_SIZE &&
 			   c->fr.left < m) {
 			m = c->fr.left;
 		}
 		rec_frame(c, p, m);
+		if (c->fr.bad && rec_unframed(c, "framing lost"))
+			return REC_ERR;
+		/* the header is valid: it says where the packet ends */
+		if (start && !c->fr.bad && (__u64)n >= HDR_SIZE &&
+		    rec_rotate_packet(c, h.packet_size / 8))
+			return REC_ERR;
 		if (rec_output(c, p, m))
 			return REC_ERR;
 		rec_add(&c->bytes, m);
@@ -193,11 +219,41 @@ static int rec_pipe_out(struct rec_cpu *c, size_t len)
 	return 0;
 }
 
+/*
+ * The packet header at the front of the pipe, in @h: duplicated by tee()
+ * and read from the copy, the pipe left whole (0); or, if tee() fails,
+ * read out of the pipe itself (1: the caller writes it). -1 on an error.
+ */
+static int rec_splice_header(struct rec_cpu *c, struct lrb_packet_header *h)
+{
+	ssize_t m = tee(c->pipe[0], c->peek[1], HDR_SIZE, SPLICE_F_NONBLOCK);
+	char skip[HDR_SIZE];
+
+	if (m == (ssize_t)HDR_SIZE &&
+	    tool_read_full(c->peek[0], h, HDR_SIZE) == m)
+		return 0;
+	/* a short copy is dropped, not left in front of the next one */
+	if (m > 0 && m < (ssize_t)HDR_SIZE &&
+	    tool_read_full(c->peek[0], skip, m) != m)
+		m = -1;
+	if (!c->tee_failed)
+		tool_err("cpu%u: tee() of a packet header: %s: reading the headers out of the pipe instead (64 bytes copied per packet)",
+			 c->cpu, m < 0 ? strerror(errno) : "short");
+	c->tee_failed = true;
+	if (tool_read_full(c->pipe[0], h, HDR_SIZE) == (ssize_t)HDR_SIZE)
+		return 1;
+	tool_err("cpu%u: reading a packet header out of the pipe: %s", c->cpu,
+		 strerror(errno));
+	c->failed = true;
+	return -1;
+}
+
 static enum rec_step rec_step_splice(struct rec_cpu *c)
 {
 	struct lrb_packet_header h;
 	bool start = rec_at_boundary(c) && !c->fr.bad;
-	ssize_t n, m;
+	ssize_t n;
+	int copied = 0;
 
 	n = splice(c->fd, NULL, c->pipe[1], NULL, c->chunk,
 		   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
@@ -206,25 +262,28 @@ static enum rec_step rec_step_splice(struct rec_cpu *c)
 	if (!n)
 		return REC_EOF;
 	c->spliced += n;
-	if (start) {
-		/* see the packet header without taking it from the pipe */
-		m = tee(c->pipe[0], c->peek[1], HDR_SIZE, SPLICE_F_NONBLOCK);
-		if (m != (ssize_t)HDR_SIZE ||
-		    tool_read_full(c->peek[0], &h, HDR_SIZE) != m) {
-			tool_err("cpu%u: tee() of a packet header: %s: packet counts are not exact; try --consumer mmap",
-				 c->cpu, m < 0 ? strerror(errno) : "short");
-			c->fr.bad = true;
-		} else {
-			rec_frame(c, (const unsigned char *)&h, HDR_SIZE);
-			rec_frame(c, NULL, n - HDR_SIZE);
-			/* splice() stops at a packet's end: all of n is h's */
-			if (rec_rotate_packet(c, h.packet_size / 8))
-				return REC_ERR;
-		}
+	if (start && (size_t)n < HDR_SIZE &&
+	    rec_unframed(c, "a packet header is split between two splice()s"))
+		return REC_ERR;
+	if (start && (size_t)n >= HDR_SIZE) {
+		/* see the packet header, if possible without taking it */
+		copied = rec_splice_header(c, &h);
+		if (copied < 0)
+			return REC_ERR;
+		rec_frame(c, (const unsigned char *)&h, HDR_SIZE);
+		rec_frame(c, NULL, n - HDR_SIZE);
 	} else {
 		rec_frame(c, NULL, n);
 	}
-	if (rec_pipe_out(c, n))
+	if (c->fr.bad && rec_unframed(c, "framing lost"))
+		return REC_ERR;
+	/* splice() stops at a packet's end: all of n is h's */
+	if (start && !c->fr.bad && (size_t)n >= HDR_SIZE &&
+	    rec_rotate_packet(c, h.packet_size / 8))
+		return REC_ERR;
+	if (copied && rec_output(c, &h, HDR_SIZE))
+		return REC_ERR;
+	if (rec_pipe_out(c, n - (copied ? HDR_SIZE : 0)))
 		return REC_ERR;
 	rec_add(&c->bytes, n);
 	return REC_MORE;

@@ -27,10 +27,16 @@
 #define REC_PROGRESS_NS 500000000ULL
 /* --live without a period: lttng's default live timer, 1 s */
 #define REC_LIVE_PERIOD_S 1.0
-
-const char *const rec_consumer_names[3] = {
-	[REC_SPLICE] = "splice", [REC_MMAP] = "mmap", [REC_READ] = "read",
-};
+/*
+ * The bounds of --live: relayd takes the period in microseconds in 32
+ * bits (4294 s at most); below 10 ms, flushing every CPU and sending
+ * beacons would be most of the work.
+ */
+#define REC_LIVE_MIN_S 0.01
+#define REC_LIVE_MAX_S 3600.0
+/* The bounds of --duration: a millisecond, some 31 years. */
+#define REC_DURATION_MIN_S 0.001
+#define REC_DURATION_MAX_S 1e9
 
 static void rec_usage(FILE *f)
 {
@@ -44,7 +50,8 @@ static void rec_usage(FILE *f)
 	      "  -r, --relayd URL     send the trace to lttng-relayd instead:\n"
 	      "                       net://HOST[:CONTROL_PORT[:DATA_PORT]] (ports 5342, 5343)\n"
 	      "  -l, --live[=PERIOD]  with --relayd: a live session, packets closed and quiet\n"
-	      "                       CPUs announced every PERIOD seconds (default 1)\n"
+	      "                       CPUs announced every PERIOD seconds (default 1,\n"
+	      "                       0.01 to 3600)\n"
 	      "  -S, --session NAME   with --relayd: the session name (default\n"
 	      "                       CHANNEL-YYYYMMDD-HHMMSS)\n"
 	      "  -c, --consumer HOW   splice (default, zero copy), mmap or read; with\n"
@@ -101,9 +108,12 @@ static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
 			break;
 		case 'l':
 			r->live = REC_LIVE_PERIOD_S;
-			if (optarg && tool_parse_seconds(optarg, &r->live))
-				tool_usage_error("--live=%s: want a period in seconds > 0, e.g. --live=0.5",
-						 optarg);
+			if (optarg && tool_parse_seconds(optarg, REC_LIVE_MIN_S,
+							 REC_LIVE_MAX_S,
+							 &r->live))
+				tool_usage_error("--live=%s: want a period in seconds from %g to %g, e.g. --live=0.5",
+						 optarg, REC_LIVE_MIN_S,
+						 REC_LIVE_MAX_S);
 			break;
 		case 'S':
 			*session = optarg;
@@ -119,9 +129,11 @@ static void rec_parse(struct rec *r, int argc, char **argv, bool *cpus,
 			have_consumer = true;
 			break;
 		case 'd':
-			if (tool_parse_seconds(optarg, &r->duration))
-				tool_usage_error("--duration %s: want seconds > 0, e.g. 10 or 0.5",
-						 optarg);
+			if (tool_parse_seconds(optarg, REC_DURATION_MIN_S,
+					       REC_DURATION_MAX_S, &r->duration))
+				tool_usage_error("--duration %s: want seconds from %g to %g, e.g. 10 or 0.5",
+						 optarg, REC_DURATION_MIN_S,
+						 REC_DURATION_MAX_S);
 			break;
 		case 's':
 			r->snapshot = true;
@@ -352,8 +364,8 @@ static void rec_snapshot(struct rec *r)
 /* .lrb-record.json beside the trace; relayd takes stream files only. */
 static void rec_finish(struct rec *r)
 {
-	char path[4096], *json;
 	size_t len = 0;
+	char *json;
 	int fd;
 
 	if (r->relayd) {
@@ -364,19 +376,20 @@ static void rec_finish(struct rec *r)
 	json = rec_json(r, &len);
 	if (!json)
 		tool_die("out of memory for the summary");
-	snprintf(path, sizeof(path), "%s/%s", r->dir, TRACE_SUMMARY);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = trace_file_create(r->dirfd, TRACE_SUMMARY);
 	if (fd < 0 || tool_write_full(fd, json, len) || close(fd)) {
-		tool_err("cannot write %s: %s", path, strerror(errno));
+		tool_err("cannot write %s/%s: %s", r->dir, TRACE_SUMMARY,
+			 strerror(errno));
 		r->failed = true;
 	}
 	free(json);
+	close(r->dirfd);
 }
 
 int main(int argc, char **argv)
 {
 	static bool want[TOOL_MAX_CPUS];
-	struct rec r = { .consumer = REC_SPLICE };
+	struct rec r = { .consumer = REC_SPLICE, .dirfd = -1 };
 	char path[4096], defdir[256];
 	const char *session = NULL;
 	bool have_want = false;

@@ -73,6 +73,7 @@ struct rec_framer {
  * @pipe: splice: cpu file -> @pipe[1], @pipe[0] -> @out
  * @peek: splice: packet headers duplicated from @pipe by tee()
  * @chunk: splice: bytes asked of one splice() (pipe capacity)
+ * @tee_failed: splice: tee() failed, headers are read out of the pipe
  * @map: mmap: the mapping
  * @buf: read: the buffer
  * @chunk_id: the trace chunk it writes (rotate.c)
@@ -110,6 +111,7 @@ struct rec_cpu {
 	int pipe[2];
 	int peek[2];
 	size_t chunk;
+	bool tee_failed;
 	const unsigned char *map;
 	unsigned char *buf;
 	unsigned int chunk_id;
@@ -133,6 +135,9 @@ struct rec_cpu {
  * @chunk_bytes: bytes written to @chunk (consumers add)
  * @t_begin: when @chunk began (tool_now_ns())
  * @begin: the begin time in the names of chunks @chunk - 1 and @chunk
+ * @chunk_fd: the directories of chunks @chunk - 1 and @chunk, at the
+ *	index of their number modulo 2, or -1
+ * @archives_fd: DIR/archives, or -1
  */
 struct rec_rotate {
 	__u64 max_size;
@@ -146,12 +151,15 @@ struct rec_rotate {
 	__u64 chunk_bytes;
 	__u64 t_begin;
 	char begin[2][32];
+	int chunk_fd[2];
+	int archives_fd;
 };
 
 /**
  * struct rec - a recording
  * @chan: channel name
  * @dir: -o DIR; with --relayd, the session name (NULL: the default)
+ * @dirfd: DIR, which every file of the trace is created in; -1 with --relayd
  * @relayd: --relayd URL, or NULL
  * @live: --live period in seconds, 0 if not live
  * @consumer: --consumer
@@ -177,6 +185,7 @@ struct rec_rotate {
 struct rec {
 	const char *chan;
 	const char *dir;
+	int dirfd;
 	const char *relayd;
 	double live;
 	enum rec_consumer consumer;

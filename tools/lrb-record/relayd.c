@@ -20,7 +20,8 @@
  * from its control thread, whether its data thread has written the
  * packet yet or not; its answer to DATA_PENDING tells: a packet is
  * "confirmed" once relayd said that it has written it or a later packet
- * of its stream. With --live, each consumer thread calls
+ * of its stream (with write(2): in relayd's page cache, not synced to
+ * its disk). With --live, each consumer thread calls
  * rec_relayd_tick() every live period: the CPU's packet is closed
  * (LRB_IOC_FLUSH), and a CPU that wrote nothing since its last packet
  * sends a beacon, the empty index entry with which lttng-consumerd tells
@@ -32,8 +33,10 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -44,14 +47,28 @@
 #include <unistd.h>
 
 /*
- * How long relayd may take to answer a command, and, at the end, to
- * write the packets it was sent.
+ * How long relayd may take to accept a connection, to answer a command,
+ * and, at the end, to write the packets it was sent (the tests build
+ * with a shorter one, not to wait 30 s for an error).
  */
+#ifndef RLY_REPLY_TIMEOUT_S
 #define RLY_REPLY_TIMEOUT_S 30
-/* How often the end asks whether relayd has written everything. */
+#endif
+/* The longest output path relayd may answer CREATE_SESSION with. */
+#define RLY_PATH_MAX 4096
+/*
+ * How often the end asks whether relayd has written everything (the
+ * fuzzer builds with 0, not to sleep on answers of "not yet").
+ */
+#ifndef RLY_PENDING_POLL_US
 #define RLY_PENDING_POLL_US 100000
-/* Live periods a live session stays open after its last packet. */
+#endif
+/*
+ * Live periods a live session stays open after its last packet, and at
+ * most this long: a viewer asks relayd again every 0.1 s or so.
+ */
 #define REC_RELAYD_LINGER_PERIODS 5
+#define REC_RELAYD_LINGER_MAX_NS (10 * 1000000000ULL)
 
 /**
  * struct rly_cpu - one CPU's stream on relayd
@@ -94,9 +111,12 @@ struct rly_cpu {
  * @hostname: the name this machine announces (the viewer URL has it)
  * @session: the session name
  * @session_id: relayd's id of the session
- * @output: relayd's output directory for the session
+ * @output: relayd's output directory for the session, escaped: up to
+ *	RLY_PATH_MAX bytes that relayd chose, printed on a terminal
  * @meta_handle: the metadata stream's id
  * @cpus: per CPU, in the order of struct rec's
+ * @ncpu: how many
+ * @opened: rec_relayd_open() ran: @lock and @cpus are set up
  */
 struct rly {
 	int ctrl;
@@ -113,9 +133,11 @@ struct rly {
 	char hostname[65];
 	char session[256];
 	__u64 session_id;
-	char output[4096];
+	char output[4 * RLY_PATH_MAX + 1];
 	__u64 meta_handle;
 	struct rly_cpu *cpus;
+	unsigned int ncpu;
+	bool opened;
 };
 
 static struct rly rly_conn = { .ctrl = -1, .data = -1 };
@@ -334,6 +356,46 @@ static void rly_lost(struct rly *y, const char *what, int err)
 			 err ? strerror(err) : "connection closed", RLY_KNOWN);
 }
 
+/*
+ * connect() within RLY_REPLY_TIMEOUT_S: a blocking one to a host that
+ * does not answer (down, or a firewall dropping the SYNs) takes the
+ * kernel's SYN retries, over two minutes. 0, or -1 with errno set.
+ */
+static int rly_connect_within(int fd, const struct sockaddr_storage *ss,
+			      socklen_t len)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	__u64 deadline = tool_now_ns() + RLY_REPLY_TIMEOUT_S * 1000000000ULL;
+	__u64 now;
+	socklen_t elen = sizeof(int);
+	int err = 0, n, flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK))
+		return -1;
+	if (connect(fd, (const struct sockaddr *)ss, len) &&
+	    errno != EINPROGRESS)
+		return -1;
+	for (;;) {
+		now = tool_now_ns();
+		if (now >= deadline) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		n = poll(&pfd, 1, (deadline - now + 999999) / 1000000);
+		if (n > 0)
+			break;
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen))
+		return -1;
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return fcntl(fd, F_SETFL, flags);
+}
+
 static int rly_connect(struct rly *y, const struct sockaddr_storage *ss,
 		       const char *peer, const char *which)
 {
@@ -345,10 +407,14 @@ static int rly_connect(struct rly *y, const struct sockaddr_storage *ss,
 		tool_err("socket: %s", strerror(errno));
 		return -1;
 	}
-	if (connect(fd, (const struct sockaddr *)ss, y->addr_len)) {
-		tool_err("cannot connect to lttng-relayd's %s port at %s: %s: is lttng-relayd running there, listening on that port (lttng-relayd -C tcp://0.0.0.0:%u -D tcp://0.0.0.0:%u)?",
-			 which, peer, strerror(errno), RLY_PORT_CONTROL,
-			 RLY_PORT_DATA);
+	if (rly_connect_within(fd, ss, y->addr_len)) {
+		if (errno == ETIMEDOUT)
+			tool_err("cannot connect to lttng-relayd's %s port at %s: no answer within %d s: is the host up, and the port open in its firewall?",
+				 which, peer, RLY_REPLY_TIMEOUT_S);
+		else
+			tool_err("cannot connect to lttng-relayd's %s port at %s: %s: is lttng-relayd running there, listening on that port (lttng-relayd -C tcp://0.0.0.0:%u -D tcp://0.0.0.0:%u)?",
+				 which, peer, strerror(errno),
+				 RLY_PORT_CONTROL, RLY_PORT_DATA);
 		close(fd);
 		return -1;
 	}
@@ -491,7 +557,7 @@ static int rly_create_session(struct rly *y, struct rec *r, bool named)
 		.creation_time = htobe64((__u64)r->start_realtime),
 	};
 	struct rly_create_session_reply rep;
-	char names[512];
+	char names[512], path[RLY_PATH_MAX];
 	__u32 plen;
 
 	/* relayd keys trace chunks by this pair: any unique value will do */
@@ -510,14 +576,15 @@ static int rly_create_session(struct rly *y, struct rec *r, bool named)
 	    rly_recv(y, &rep, sizeof(rep), "creating the session"))
 		return -1;
 	plen = be32toh(rep.output_path_length);
-	if (plen >= sizeof(y->output)) {
+	if (plen > sizeof(path)) {
 		tool_err("lttng-relayd at %s answered the session creation with a %u-byte path: is it lttng-relayd?",
 			 y->ctrl_peer, plen);
 		return -1;
 	}
-	if (rly_recv(y, y->output, plen, "creating the session"))
+	if (rly_recv(y, path, plen, "creating the session"))
 		return -1;
-	y->output[plen] = 0;
+	/* any bytes: never an escape sequence to the terminal */
+	tool_escape(y->output, sizeof(y->output), path, plen);
 	y->session_id = be64toh(rep.session_id);
 	if (be32toh(rep.ret_code) != RLY_OK) {
 		tool_err("lttng-relayd at %s refused to create session '%s' (LTTng error code %u): see relayd's log (lttng-relayd -v)",
@@ -553,18 +620,40 @@ static int rly_add_stream(struct rly *y, const char *name, __u64 *handle)
 	return 0;
 }
 
-int rec_relayd_open(struct rec *r, const char *session, bool named)
+/* Forget the session opened before, if any: a process may open another. */
+static void rly_reset(struct rly *y)
 {
-	struct rly *y = &rly_conn;
+	unsigned int i;
+
+	if (y->opened) {
+		for (i = 0; i < y->ncpu; i++)
+			free(y->cpus[i].buf);
+		free(y->cpus);
+		pthread_mutex_destroy(&y->lock);
+	}
+	if (y->ctrl >= 0)
+		close(y->ctrl);
+	if (y->data >= 0)
+		close(y->data);
+	memset(y, 0, sizeof(*y));
+	y->ctrl = -1;
+	y->data = -1;
+}
+
+static int rly_open(struct rly *y, struct rec *r, const char *session,
+		    bool named)
+{
 	struct rly_create_trace_chunk chunk = {
 		.creation_timestamp = htobe64((__u64)r->start_realtime),
 	};
 	struct rly_metadata meta = { 0 };
 	unsigned int i;
 
+	rly_reset(y);
 	if (rec_relayd_parse(r->relayd, false))
 		return -1;
 	pthread_mutex_init(&y->lock, NULL);
+	y->opened = true;
 	snprintf(y->session, sizeof(y->session), "%s", session);
 	if (gethostname(y->hostname, sizeof(y->hostname) - 1) ||
 	    !y->hostname[0])
@@ -574,6 +663,7 @@ int rec_relayd_open(struct rec *r, const char *session, bool named)
 		tool_err("out of memory");
 		return -1;
 	}
+	y->ncpu = r->ncpu;
 	for (i = 0; i < r->ncpu; i++) {
 		if (r->consumer != REC_READ)
 			continue;
@@ -611,6 +701,17 @@ int rec_relayd_open(struct rec *r, const char *session, bool named)
 				 y->host, y->live_port, y->hostname, y->session);
 	}
 	return 0;
+}
+
+int rec_relayd_open(struct rec *r, const char *session, bool named)
+{
+	struct rly *y = &rly_conn;
+
+	if (!rly_open(y, r, session, named))
+		return 0;
+	/* nothing more is said to a relayd that did not take the session */
+	y->dead = true;
+	return -1;
 }
 
 /*
@@ -680,22 +781,38 @@ out:
 	return ret;
 }
 
+/*
+ * The packet_size, in bytes, of the packet header at @h: 0 unless it is
+ * more than a header and at most a sub-buffer, as lrb.ko's are (packets
+ * take a page at least). A header-only packet would never be put
+ * together below: it is complete before its size is known to be more.
+ */
+static __u64 rly_packet_size(const struct rec_cpu *c, const void *h,
+			     __u64 *bits)
+{
+	__u64 size;
+
+	memcpy(bits, (const char *)h +
+		     offsetof(struct lrb_packet_header, packet_size),
+	       sizeof(*bits));
+	size = *bits / 8;
+	return size > sizeof(struct lrb_packet_header) &&
+	       size <= c->info.subbuf_size ? size : 0;
+}
+
 int rec_relayd_write(struct rec_cpu *c, const void *buf, size_t len)
 {
 	struct rly_cpu *yc = &rly_conn.cpus[c - c->r->cpus];
 	const unsigned char *p = buf;
 	const size_t hdr = sizeof(struct lrb_packet_header);
-	__u64 size;
+	__u64 size, bits = 0;
 	size_t n;
 
 	while (len) {
 		/* mmap: a whole packet; read: whatever read() gave */
 		if (!yc->have && len >= hdr) {
-			memcpy(&size, p + offsetof(struct lrb_packet_header,
-						   packet_size),
-			       sizeof(size));
-			size /= 8;
-			if (size < hdr || size > c->info.subbuf_size)
+			size = rly_packet_size(c, p, &bits);
+			if (!size)
 				goto bad;
 			if (len >= size) {
 				if (rly_packet(c, p, size))
@@ -706,28 +823,23 @@ int rec_relayd_write(struct rec_cpu *c, const void *buf, size_t len)
 			}
 		}
 		if (!yc->buf)
-			goto bad;
-		size = c->info.subbuf_size;
+			goto cut;
+		/* the header first, then the rest of the size it gives */
+		size = hdr;
 		if (yc->have >= hdr) {
-			memcpy(&size, yc->buf +
-				      offsetof(struct lrb_packet_header,
-					       packet_size), sizeof(size));
-			size /= 8;
+			size = rly_packet_size(c, yc->buf, &bits);
+			if (!size)
+				goto bad;
 		}
-		n = (yc->have < hdr ? hdr : size) - yc->have;
+		n = size - yc->have;
 		if (n > len)
 			n = len;
 		memcpy(yc->buf + yc->have, p, n);
 		yc->have += n;
 		p += n;
 		len -= n;
-		if (yc->have == hdr) {
-			memcpy(&size, yc->buf +
-				      offsetof(struct lrb_packet_header,
-					       packet_size), sizeof(size));
-			if (size / 8 < hdr || size / 8 > c->info.subbuf_size)
-				goto bad;
-		}
+		if (yc->have == hdr && !rly_packet_size(c, yc->buf, &bits))
+			goto bad;
 		if (yc->have > hdr && yc->have == size) {
 			yc->have = 0;
 			if (rly_packet(c, yc->buf, size))
@@ -736,8 +848,14 @@ int rec_relayd_write(struct rec_cpu *c, const void *buf, size_t len)
 	}
 	return 0;
 bad:
-	tool_err("cpu%u: a packet of the stream is not an lrb packet: lrb.ko and these tools disagree on the ABI",
-		 c->cpu);
+	tool_err("cpu%u: a packet of the stream says it is %llu bits long (packet_size): an lrb packet is more than its %zu-byte header and at most a sub-buffer (%llu bytes); lrb.ko and these tools disagree on the ABI, or the stream is corrupt",
+		 c->cpu, (unsigned long long)bits, hdr,
+		 (unsigned long long)c->info.subbuf_size);
+	c->failed = true;
+	return -1;
+cut:
+	tool_err("cpu%u: a packet came in pieces (%zu bytes): the mmap consumer takes whole packets; lrb.ko and these tools disagree on the ABI",
+		 c->cpu, len);
 	c->failed = true;
 	return -1;
 }
@@ -886,6 +1004,7 @@ int rec_relayd_close(struct rec *r)
 	struct rly *y = &rly_conn;
 	struct rly_close_stream m;
 	unsigned int i;
+	__u64 linger;
 	int ret = 0;
 
 	/* before CLOSE_STREAM: relayd forgets a stream closed and written */
@@ -902,7 +1021,9 @@ int rec_relayd_close(struct rec *r)
 			if (!y->cpus[i].have &&
 			    rec_relayd_beacon(&r->cpus[i], tool_now_ns()))
 				ret = -1;
-		usleep(REC_RELAYD_LINGER_PERIODS * r->live * 1e6);
+		linger = REC_RELAYD_LINGER_PERIODS * r->live * 1e9;
+		tool_sleep_ns(linger < REC_RELAYD_LINGER_MAX_NS ? linger :
+			      REC_RELAYD_LINGER_MAX_NS);
 	}
 	for (i = 0; i < r->ncpu && !y->dead; i++) {
 		if (y->cpus[i].have) {

@@ -10,6 +10,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+const char *const rec_consumer_names[3] = {
+	[REC_SPLICE] = "splice", [REC_MMAP] = "mmap", [REC_READ] = "read",
+};
+
 /* "1234", "12.3k", "4.56M", "7.89G": counts that fit the progress line. */
 static const char *rec_human(char *buf, size_t len, __u64 v)
 {
@@ -98,7 +102,9 @@ static double rec_secs(__u64 t0, __u64 t1)
 /*
  * Per CPU, the packets relayd confirmed writing to its files and, if
  * others were sent, those: its files may hold them, all, some (the last
- * perhaps in part) or none.
+ * perhaps in part) or none. Confirmed is written with write(2), in
+ * relayd's page cache: relayd never syncs, so it is on its disk only
+ * once its kernel writes it back.
  */
 static void rec_summary_relayd(struct rec *r, FILE *f)
 {
@@ -115,7 +121,8 @@ static void rec_summary_relayd(struct rec *r, FILE *f)
 		fprintf(f, " cpu%u=%llu/%llu", r->cpus[i].cpu,
 			(unsigned long long)n, (unsigned long long)b);
 	}
-	fputc('\n', f);
+	fputs("\n(confirmed: written to relayd's files, in its page cache; on its disk once its system writes them back, lost if its machine goes down before)\n",
+	      f);
 	if (!unconfirmed)
 		return;
 	fputs("sent but not confirmed (relayd's files may hold all, some or none of them) packets/bytes:",

@@ -33,6 +33,12 @@
 #include <unistd.h>
 
 #define REC_ARCHIVES "archives"
+/*
+ * The bounds of --rotate-time: consumers look for a rotation every
+ * REC_ROTATE_POLL_MS; some 31 years.
+ */
+#define REC_ROTATE_TIME_MIN_S 0.1
+#define REC_ROTATE_TIME_MAX_S 1e9
 
 /* SIZE: bytes, or with k, M or G (powers of 1024) as LTTng takes them. */
 static int rec_parse_size(const char *s, __u64 *v)
@@ -83,9 +89,11 @@ int rec_rotate_option(struct rec *r, int opt, const char *arg)
 					 arg);
 		return 0;
 	case REC_OPT_ROTATE_TIME:
-		if (tool_parse_seconds(arg, &secs))
-			tool_usage_error("--rotate-time %s: want seconds > 0, e.g. 60 or 0.5",
-					 arg);
+		if (tool_parse_seconds(arg, REC_ROTATE_TIME_MIN_S,
+				       REC_ROTATE_TIME_MAX_S, &secs))
+			tool_usage_error("--rotate-time %s: want seconds from %g to %g, e.g. 60 or 0.5",
+					 arg, REC_ROTATE_TIME_MIN_S,
+					 REC_ROTATE_TIME_MAX_S);
 		rot->chunk_ns = (__u64)(secs * 1e9);
 		return 0;
 	}
@@ -114,43 +122,65 @@ static void rec_chunk_time(char *buf, size_t len, time_t t)
 	strftime(buf, len, "%Y%m%dT%H%M%S%z", &tm);
 }
 
+/* The name of chunk @chunk's directory in DIR: BEGIN-ID. */
+static void rec_chunk_name(const struct rec *r, unsigned int chunk, char *buf,
+			   size_t len)
+{
+	snprintf(buf, len, "%s-%u", r->rot.begin[chunk % 2], chunk);
+}
+
 /* The directory the stream files go to: DIR, or its chunk being written. */
 static void rec_out_dir(const struct rec *r, unsigned int chunk, char *buf,
 			size_t len)
 {
-	const struct rec_rotate *rot = &r->rot;
+	char name[64];
 
-	if (rot->chunks)
-		snprintf(buf, len, "%s/%s-%u", r->dir, rot->begin[chunk % 2],
-			 chunk);
-	else
+	if (!r->rot.chunks) {
 		snprintf(buf, len, "%s", r->dir);
+		return;
+	}
+	rec_chunk_name(r, chunk, name, sizeof(name));
+	snprintf(buf, len, "%s/%s", r->dir, name);
+}
+
+/* ... and its descriptor, which every file is created in. */
+static int rec_out_fd(const struct rec *r, unsigned int chunk)
+{
+	return r->rot.chunks ? r->rot.chunk_fd[chunk % 2] : r->dirfd;
 }
 
 /* Open the file @c writes next, replacing the oldest at --max-files. */
 static int rec_open_stream(struct rec_cpu *c)
 {
 	const struct rec_rotate *rot = &c->r->rot;
-	char dir[4096], path[4400];
+	int dirfd = rec_out_fd(c->r, c->chunk_id);
+	char dir[4096], name[128];
 
-	rec_out_dir(c->r, c->chunk_id, dir, sizeof(dir));
 	if (rot->max_size)
-		snprintf(path, sizeof(path), "%s/%s_%llu", dir, c->name,
+		snprintf(name, sizeof(name), "%s_%llu", c->name,
 			 (unsigned long long)(rot->max_files ?
 					      c->file_index % rot->max_files :
 					      c->file_index));
 	else
-		snprintf(path, sizeof(path), "%s/%s", dir, c->name);
-	/* O_TRUNC: at --max-files the oldest file's packets all go */
-	c->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		snprintf(name, sizeof(name), "%s", c->name);
+	rec_out_dir(c->r, c->chunk_id, dir, sizeof(dir));
+	/* --max-files: the oldest file goes, all its packets with it */
+	if (rot->max_files && c->file_index >= rot->max_files) {
+		if (unlinkat(dirfd, name, 0) && errno != ENOENT) {
+			tool_err("cpu%u: cannot remove the oldest file %s/%s (--max-files): %s",
+				 c->cpu, dir, name, strerror(errno));
+			c->failed = true;
+			return -1;
+		}
+		c->files_removed++;
+	}
+	c->out = trace_file_create(dirfd, name);
 	if (c->out < 0) {
-		tool_err("cpu%u: cannot create %s: %s", c->cpu, path,
+		tool_err("cpu%u: cannot create %s/%s: %s", c->cpu, dir, name,
 			 strerror(errno));
 		c->failed = true;
 		return -1;
 	}
-	if (rot->max_files && c->file_index >= rot->max_files)
-		c->files_removed++;
 	c->file_bytes = 0;
 	return 0;
 }
@@ -168,53 +198,71 @@ static int rec_close_stream(struct rec_cpu *c)
 	return ret;
 }
 
-static int rec_write_metadata(const struct rec *r, const char *dir)
+static int rec_write_metadata(const struct rec *r, int dirfd,
+			      const char *dir)
 {
-	char path[4400];
-	int fd;
+	int fd = trace_file_create(dirfd, TRACE_METADATA);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, TRACE_METADATA);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0 || tool_write_full(fd, r->metadata, r->metadata_len) ||
 	    close(fd)) {
-		tool_err("cannot write %s: %s", path, strerror(errno));
+		tool_err("cannot write %s/%s: %s", dir, TRACE_METADATA,
+			 strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
+/* A new directory @name in @dirfd (@dir), opened; or -1 after saying why. */
+static int rec_subdir(int dirfd, const char *dir, const char *name,
+		      const char *what)
+{
+	int fd = -1;
+
+	if (!mkdirat(dirfd, name, 0755))
+		fd = openat(dirfd, name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		tool_err("cannot create %s %s/%s: %s", what, dir, name,
+			 strerror(errno));
+	return fd;
+}
+
 /* Create the directory of chunk @chunk, its metadata in it. */
 static int rec_chunk_create(struct rec *r, unsigned int chunk, time_t begin)
 {
-	char dir[4096];
+	struct rec_rotate *rot = &r->rot;
+	char dir[4096], name[64];
+	int fd;
 
-	rec_chunk_time(r->rot.begin[chunk % 2], sizeof(r->rot.begin[0]),
-		       begin);
-	rec_out_dir(r, chunk, dir, sizeof(dir));
-	if (mkdir(dir, 0755)) {
-		tool_err("cannot create the trace chunk %s: %s", dir,
-			 strerror(errno));
+	rec_chunk_time(rot->begin[chunk % 2], sizeof(rot->begin[0]), begin);
+	rec_chunk_name(r, chunk, name, sizeof(name));
+	fd = rec_subdir(r->dirfd, r->dir, name, "the trace chunk");
+	if (fd < 0)
 		return -1;
-	}
-	return rec_write_metadata(r, dir);
+	/* chunk - 2, which had this slot, is archived */
+	if (rot->chunk_fd[chunk % 2] >= 0)
+		close(rot->chunk_fd[chunk % 2]);
+	rot->chunk_fd[chunk % 2] = fd;
+	rec_out_dir(r, chunk, dir, sizeof(dir));
+	return rec_write_metadata(r, fd, dir);
 }
 
 void rec_open_dir(struct rec *r)
 {
 	struct rec_rotate *rot = &r->rot;
-	char path[4096];
 	unsigned int i;
 
-	if (trace_dir_create(r->dir))
+	rot->chunk_fd[0] = -1;
+	rot->chunk_fd[1] = -1;
+	rot->archives_fd = -1;
+	r->dirfd = trace_dir_create(r->dir);
+	if (r->dirfd < 0)
 		exit(TOOL_EXIT_ERROR);
 	if (rot->chunks) {
-		snprintf(path, sizeof(path), "%s/%s", r->dir, REC_ARCHIVES);
-		if (mkdir(path, 0755)) {
-			if (errno == EEXIST)
-				tool_die("%s exists: %s holds trace chunks already; give another output directory, or remove it",
-					 path, r->dir);
-			tool_die("cannot create %s: %s", path, strerror(errno));
-		}
+		rot->archives_fd = rec_subdir(r->dirfd, r->dir, REC_ARCHIVES,
+					      "the directory of finished chunks");
+		if (rot->archives_fd < 0)
+			exit(TOOL_EXIT_ERROR);
 		rot->t_begin = tool_now_ns();
 		if (rec_chunk_create(r, 0, time(NULL)))
 			exit(TOOL_EXIT_ERROR);
@@ -223,7 +271,7 @@ void rec_open_dir(struct rec *r)
 		if (rec_open_stream(&r->cpus[i]))
 			exit(TOOL_EXIT_ERROR);
 	/* last: a directory with a metadata file holds a trace */
-	if (!rot->chunks && rec_write_metadata(r, r->dir))
+	if (!rot->chunks && rec_write_metadata(r, r->dirfd, r->dir))
 		exit(TOOL_EXIT_ERROR);
 }
 
@@ -268,20 +316,23 @@ int rec_rotate_switch(struct rec_cpu *c)
 /* DIR/BEGIN-ID, finished, to DIR/archives/BEGIN-END-ID. */
 static int rec_chunk_archive(struct rec *r, unsigned int chunk)
 {
-	char from[4096], to[4400], end[32];
+	struct rec_rotate *rot = &r->rot;
+	char from[64], to[128], end[32];
 
 	rec_chunk_time(end, sizeof(end), time(NULL));
-	rec_out_dir(r, chunk, from, sizeof(from));
-	snprintf(to, sizeof(to), "%s/%s/%s-%s-%u", r->dir, REC_ARCHIVES,
-		 r->rot.begin[chunk % 2], end, chunk);
-	if (rename(from, to)) {
-		tool_err("cannot move the finished trace chunk %s to %s: %s",
-			 from, to, strerror(errno));
+	rec_chunk_name(r, chunk, from, sizeof(from));
+	snprintf(to, sizeof(to), "%s-%s-%u", rot->begin[chunk % 2], end,
+		 chunk);
+	if (renameat(r->dirfd, from, rot->archives_fd, to)) {
+		tool_err("cannot move the finished trace chunk %s/%s to %s/%s/%s: %s",
+			 r->dir, from, r->dir, REC_ARCHIVES, to,
+			 strerror(errno));
 		return -1;
 	}
-	r->rot.archived++;
+	rot->archived++;
 	if (!r->quiet && !r->progress)
-		tool_err("trace chunk %u is complete: %s", chunk, to);
+		tool_err("trace chunk %u is complete: %s/%s/%s", chunk, r->dir,
+			 REC_ARCHIVES, to);
 	return 0;
 }
 
@@ -349,5 +400,9 @@ int rec_rotate_finish(struct rec *r)
 		ret = -1;
 	if (rec_chunk_archive(r, rot->chunk))
 		ret = -1;
+	close(rot->chunk_fd[0]);
+	if (rot->chunk_fd[1] >= 0)
+		close(rot->chunk_fd[1]);
+	close(rot->archives_fd);
 	return ret;
 }

@@ -27,6 +27,10 @@ static const char usage[] =
 	"\n"
 	"$LRB_DEV_DIR replaces /dev/lrb. See Documentation/tools/lrb-stats.rst.\n";
 
+/* The bounds of --watch: 10 ms, a day. */
+#define STATS_WATCH_MIN_S 0.01
+#define STATS_WATCH_MAX_S 86400.0
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -71,9 +75,11 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "w:n:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
-			if (tool_parse_seconds(optarg, &watch))
-				tool_usage_error("--watch %s: expected a number of seconds, such as 1 or 0.5",
-						 optarg);
+			if (tool_parse_seconds(optarg, STATS_WATCH_MIN_S,
+					       STATS_WATCH_MAX_S, &watch))
+				tool_usage_error("--watch %s: expected seconds from %g to %g, such as 1 or 0.5",
+						 optarg, STATS_WATCH_MIN_S,
+						 STATS_WATCH_MAX_S);
 			break;
 		case 'n':
 			if (tool_parse_u64(optarg, &count) || !count)
